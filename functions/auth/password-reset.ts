@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { endpoint } from '../../shared/http/endpoint';
+import { succeeded } from '../../shared/http/response';
+import { resetPassword } from '../../shared/identity/account-service';
+import { newPasswordSchema, verifyCodeSchema } from '../../shared/identity/schemas';
+import { targetSchema } from '../../shared/identity/targets';
+
+const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, newPassword: newPasswordSchema });
+
+/** Sets a new password with a code; tokens issued before stop working. */
+export const handler = endpoint('POST /api/auth/password/reset', {
+  body,
+  adapters: { secrets: secretsManagerSource },
+  run: async ({ body }, ctx) => {
+    await resetPassword(ctx, body.target, body.verifyCode, body.newPassword);
+    return succeeded('Password changed.');
+  },
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { endpoint } from '../../shared/http/endpoint';
+import { succeeded } from '../../shared/http/response';
+import { signInWithCode } from '../../shared/identity/account-service';
+import { verifyCodeSchema } from '../../shared/identity/schemas';
+import { targetSchema } from '../../shared/identity/targets';
+
+const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema });
+
+/** Signs in with a code; a target without an account gets one (seed 4.2). */
+export const handler = endpoint('POST /api/verify-code/verify', {
+  body,
+  adapters: { secrets: secretsManagerSource },
+  run: async ({ body }, ctx) => ({
+    ...succeeded('Signed in.'),
+    ...(await signInWithCode(ctx, body.target, body.verifyCode)),
+  }),
+});

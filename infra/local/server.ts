@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import type { Config } from '../../shared/config';
+import { useConfig } from '../../shared/config';
+import { CORS_ALLOWED_HEADERS, SECURITY_HEADERS, corsHeaders } from '../../shared/http/headers';
+import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_MAX_PAYLOAD_BYTES, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import { parseTarget } from '../../shared/identity/targets';
+import type { Clock } from '../../shared/ports/clock';
+import { authorizer, routes, versionedPaths } from '../../shared/routes';
+import type { RouteDefinition } from '../../shared/routes';
+import { overridePorts } from '../../shared/runtime';
+import type { DevOutbox } from './dev-outbox';
+
+/**
+ * Local mode: one Node process that plays API Gateway in front of the real handler modules.
+ * It mounts the route table (with the /api/v1 aliases), runs the real TOKEN authorizer with a
+ * result cache like API Gateway's, builds REST proxy events from HTTP requests, and answers with
+ * the same gateway responses the stack configures. Differences from AWS are listed in the README.
+ */
+export interface LocalServerOptions {
+  config: Config;
+  clock: Clock;
+  rootSecret: string;
+  outbox: DevOutbox;
+  port: number;
+  host?: string;
+}
+
+export interface LocalServer {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+interface MountedRoute {
+  route: RouteDefinition;
+  resource: string;
+  pattern: RegExp;
+  parameterNames: string[];
+  handler: ProxyHandler;
+}
+
+const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const STAGE = 'local';
+const API_ID = 'localapi';
+const ACCOUNT = '000000000000';
+
+async function loadModule<T>(entry: string): Promise<T> {
+  const module = (await import(pathToFileURL(join(projectRoot, entry)).href)) as { handler: T };
+  return module.handler;
+}
+
+function compile(path: string): { pattern: RegExp; parameterNames: string[] } {
+  const parameterNames: string[] = [];
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_match, name: string) => {
+    parameterNames.push(name);
+    return '([^/]+)';
+  });
+  return { pattern: new RegExp(`^${source}$`), parameterNames };
+}
+
+const methodArn = (method: string, path: string) => `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${STAGE}/${method}${path}`;
+
+/** IAM-style wildcard match of a policy resource against the method ARN. */
+function resourceMatches(resource: string, arn: string): boolean {
+  const pattern = resource.replace(/[.+^$()|[\]\\{}]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${pattern}$`).test(arn);
+}
+
+function policyAllows(result: APIGatewayAuthorizerResult, arn: string): boolean {
+  const statements = result.policyDocument?.Statement ?? [];
+  const applies = (statement: (typeof statements)[number]) => {
+    const resources = 'Resource' in statement ? [statement.Resource].flat() : [];
+    return resources.some((resource) => typeof resource === 'string' && resourceMatches(resource, arn));
+  };
+  if (statements.some((statement) => statement.Effect === 'Deny' && applies(statement))) return false;
+  return statements.some((statement) => statement.Effect === 'Allow' && applies(statement));
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > GATEWAY_MAX_PAYLOAD_BYTES) {
+        request.removeAllListeners('data');
+        request.resume();
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  useConfig(options.config);
+  overridePorts({
+    clock: options.clock,
+    codeSender: options.outbox,
+    secrets: { rootSecret: async () => options.rootSecret },
+  });
+  const cfg = options.config;
+
+  const mounted: MountedRoute[] = [];
+  for (const route of routes) {
+    const handler = await loadModule<ProxyHandler>(route.entry);
+    for (const resource of versionedPaths(route.path)) mounted.push({ route, resource, handler, ...compile(resource) });
+  }
+  const authorize = await loadModule<AuthorizerHandler>(authorizer.entry);
+  /** API Gateway caches an authorizer's policy per identity source value for the configured TTL. */
+  const authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
+
+  const send = (response: ServerResponse, status: number, headers: Record<string, string | string[]>, body: string) => {
+    response.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+    response.end(body);
+  };
+  const gateway = (response: ServerResponse, type: GatewayResponseType, origin: string | undefined) => {
+    const { status, body } = GATEWAY_RESPONSES[type];
+    send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(body));
+  };
+
+  async function authorizeRequest(header: string | undefined, arn: string): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
+    // Like API Gateway: a missing header or one failing the validation pattern never reaches the function.
+    if (!header || !new RegExp(AUTHORIZATION_HEADER_PATTERN).test(header)) return 'UNAUTHORIZED';
+    const cached = authorizerCache.get(header);
+    let result = cached && cached.until > Date.now() ? cached.result : undefined;
+    if (!result) {
+      try {
+        result = await authorize({ type: 'TOKEN', authorizationToken: header, methodArn: arn });
+      } catch (error) {
+        return (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX';
+      }
+      if (cfg.AUTHORIZER_CACHE_SECONDS > 0) {
+        authorizerCache.set(header, { result, until: Date.now() + cfg.AUTHORIZER_CACHE_SECONDS * 1000 });
+      }
+    }
+    return policyAllows(result, arn) ? result : 'ACCESS_DENIED';
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const origin = request.headers.origin;
+
+    if (method === 'OPTIONS') {
+      send(response, 204, {
+        ...corsHeaders(cfg.CORS_ORIGINS, origin),
+        'Access-Control-Allow-Methods': 'GET,POST,PATCH,DELETE,OPTIONS',
+        'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
+        'Access-Control-Max-Age': '600',
+      }, '');
+      return;
+    }
+    if (method === 'GET' && url.pathname === '/dev/outbox') {
+      const raw = url.searchParams.get('target') ?? undefined;
+      const target = raw === undefined ? undefined : (parseTarget(raw)?.value ?? raw);
+      send(response, 200, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(options.outbox.list(target)));
+      return;
+    }
+
+    let match: { mount: MountedRoute; values: string[] } | undefined;
+    for (const mount of mounted) {
+      const values = mount.pattern.exec(url.pathname);
+      if (values && mount.route.method === method) {
+        match = { mount, values: values.slice(1) };
+        break;
+      }
+    }
+    if (!match) return gateway(response, 'MISSING_AUTHENTICATION_TOKEN', origin);
+
+    const body = await readBody(request);
+    if (body === 'too-large') return gateway(response, 'REQUEST_TOO_LARGE', origin);
+
+    const { mount, values } = match;
+    const arn = methodArn(method, url.pathname);
+    let authorizerContext: Record<string, string> | undefined;
+    if (mount.route.auth === 'bearer') {
+      const header = request.headers.authorization;
+      const decision = await authorizeRequest(header, arn);
+      if (typeof decision === 'string') return gateway(response, decision, origin);
+      // API Gateway hands the authorizer's context to the integration with every value as a string.
+      authorizerContext = {
+        principalId: decision.principalId,
+        ...Object.fromEntries(Object.entries(decision.context ?? {}).map(([key, value]) => [key, String(value)])),
+      };
+    }
+
+    const headers: Record<string, string> = {};
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (let index = 0; index < request.rawHeaders.length; index += 2) {
+      const name = request.rawHeaders[index]!;
+      const value = request.rawHeaders[index + 1]!;
+      headers[name] = value;
+      (multiValueHeaders[name] ??= []).push(value);
+    }
+    const query: Record<string, string> = {};
+    const multiQuery: Record<string, string[]> = {};
+    for (const [name, value] of url.searchParams) {
+      query[name] = value;
+      (multiQuery[name] ??= []).push(value);
+    }
+    const pathParameters: Record<string, string> = {};
+    mount.parameterNames.forEach((name, index) => {
+      try {
+        pathParameters[name] = decodeURIComponent(values[index]!);
+      } catch {
+        pathParameters[name] = values[index]!;
+      }
+    });
+    const requestId = randomUUID();
+    const event = {
+      resource: mount.resource,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders,
+      queryStringParameters: url.searchParams.size > 0 ? query : null,
+      multiValueQueryStringParameters: url.searchParams.size > 0 ? multiQuery : null,
+      pathParameters: mount.parameterNames.length > 0 ? pathParameters : null,
+      stageVariables: null,
+      body: body.length > 0 ? body.toString('utf8') : null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: ACCOUNT,
+        apiId: API_ID,
+        authorizer: authorizerContext,
+        httpMethod: method,
+        path: `/${STAGE}${url.pathname}`,
+        protocol: `HTTP/${request.httpVersion}`,
+        requestId,
+        requestTimeEpoch: Date.now(),
+        resourceId: 'local',
+        resourcePath: mount.resource,
+        stage: STAGE,
+        identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
+      },
+    } as unknown as APIGatewayProxyEvent;
+    const context = { awsRequestId: requestId, functionName: `local-${mount.route.entry}` } as Context;
+
+    let result: APIGatewayProxyResult;
+    try {
+      result = await mount.handler(event, context);
+    } catch (error) {
+      console.error('handler crashed', error);
+      return gateway(response, 'DEFAULT_5XX', origin);
+    }
+    const responseHeaders: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(result.headers ?? {})) responseHeaders[name] = String(value);
+    for (const [name, value] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[name] = value.map(String);
+    send(response, result.statusCode, responseHeaders, result.body ?? '');
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      console.error('local server error', error);
+      if (!response.headersSent) gateway(response, 'DEFAULT_5XX', request.headers.origin);
+      else response.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseConfig } from '../../shared/config';
+import { systemClock } from '../../shared/ports/clock';
+import { ensureTable } from './create-table';
+import { DevOutbox } from './dev-outbox';
+import { startDynamoDbLocal } from './dynamodb-local';
+import { startLocalServer } from './server';
+
+/**
+ * `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
+ * on http://localhost:8080 (PORT overrides). Ctrl-C stops both.
+ */
+const port = Number(process.env.PORT ?? 8080);
+const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
+
+/** JWT_SECRET if set; otherwise a random dev secret, kept in DATA_DIR so tokens survive restarts. */
+function localRootSecret(): string {
+  if (process.env.JWT_SECRET) return process.env.JWT_SECRET;
+  if (!dataDir) return randomBytes(32).toString('base64url');
+  const file = join(dataDir, 'dev-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function main() {
+  // Development machines may run Node 20 (Lambda runs 22+); the SDK's reminder is noise locally.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
+  const stop = async () => {
+    await server?.close();
+    await dynamo.stop();
+  };
+  let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
+  try {
+    const config = parseConfig({
+      TABLE_NAME: 'captioning-local',
+      CORS_ORIGINS: '*',
+      ...process.env,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: 'us-east-1',
+    });
+    await ensureTable(dynamo.endpoint, config.TABLE_NAME);
+    server = await startLocalServer({
+      config,
+      clock: systemClock,
+      rootSecret: localRootSecret(),
+      outbox: new DevOutbox(systemClock, true),
+      port,
+      host: process.env.HOST ?? '127.0.0.1',
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  console.log(`API listening on ${server.url} (DynamoDB Local at ${dynamo.endpoint}, ${dataDir ? `data in ${dataDir}` : 'in memory'})`);
+  console.log(`Codes go to the dev outbox: ${server.url}/dev/outbox?target=<e-mail or phone>`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the API and DynamoDB Local...`);
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,72 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ServiceUnavailableError } from '../errors';
+import type { Database } from './client';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * One write of a transaction and what its failed condition means to the caller. `onConditionFailed`
+ * receives the item as it was (when the write asked for it with ReturnValuesOnConditionCheckFailure).
+ */
+export interface GuardedWrite {
+  item: TransactItem;
+  onConditionFailed?: (oldItem: Record<string, unknown> | undefined) => Error;
+}
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Record<string, AttributeValue>;
+}
+
+const MAX_ATTEMPTS = 5;
+const BASE_DELAY_MS = 15;
+const MAX_DELAY_MS = 400;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Full-jitter exponential backoff, as the AWS architecture blog recommends for contended writes. */
+export const backoffDelay = (attempt: number): number =>
+  Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+
+const cancellationReasons = (error: unknown): CancellationReason[] | undefined =>
+  error instanceof Error && error.name === 'TransactionCanceledException'
+    ? ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [])
+    : undefined;
+
+export const isConditionFailure = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ConditionalCheckFailedException';
+
+/**
+ * Writes all or nothing. A failed condition becomes the domain error its write names; a conflict
+ * with a concurrent transaction on the same items is retried with jittered backoff, because the
+ * retry will either succeed or meet the condition the other writer has now made true.
+ */
+export async function writeAtomically(db: Database, writes: GuardedWrite[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db.client.send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.item) }));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      const failed = writes[failedIndex];
+      if (failed) {
+        const oldItem = reasons[failedIndex]?.Item ? unmarshall(reasons[failedIndex].Item) : undefined;
+        if (failed.onConditionFailed) throw failed.onConditionFailed(oldItem);
+        throw error;
+      }
+      const conflicted = reasons.some((reason) => reason.Code === 'TransactionConflict');
+      if (!conflicted) throw error;
+      if (attempt + 1 >= MAX_ATTEMPTS) {
+        throw new ServiceUnavailableError('The request conflicted with concurrent requests; try again.', {
+          cause: error,
+        });
+      }
+      await sleep(backoffDelay(attempt));
+    }
+  }
+}

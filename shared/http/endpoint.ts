@@ -1,0 +1,168 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { config } from '../config';
+import type { Config } from '../config';
+import { database } from '../db/client';
+import { UnauthorizedError } from '../errors';
+import { CLOCK_TOLERANCE_SECONDS } from '../identity/tokens';
+import { createLogger } from '../logging/logger';
+import type { Logger } from '../logging/logger';
+import { epochSeconds, systemClock } from '../ports/clock';
+import type { CodeSender } from '../ports/code-sender';
+import { cachedKeys } from '../ports/secrets';
+import type { SecretSource, ServiceKeys } from '../ports/secrets';
+import { findRoute, routeId } from '../routes';
+import type { RouteDefinition, RouteId } from '../routes';
+import { portOverrides } from '../runtime';
+import type { ServiceContext } from '../service-context';
+import { parseJsonBody, validatePart } from './request';
+import { errorToResult, logRequest, resultToResponse } from './response';
+
+export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  route: RouteDefinition;
+};
+
+/** The caller a Bearer route serves, as the authorizer established it. */
+export interface Caller {
+  userId: number;
+  tokenVersion: number;
+  expiresAt: number;
+}
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface EndpointInput<B, Q, P> {
+  body: Output<B>;
+  query: Output<Q>;
+  params: Output<P>;
+  /** The signed-in caller; reading it on a public route is a 401. */
+  caller: Caller;
+  headers: Record<string, string | undefined>;
+}
+
+/** The AWS adapters this function bundles; the route table says which it must have. */
+export interface Adapters {
+  codeSender?: (cfg: Config) => CodeSender;
+  secrets?: (cfg: Config) => SecretSource;
+}
+
+export interface EndpointDefinition<B, Q, P> {
+  body?: B;
+  query?: Q;
+  params?: P;
+  adapters?: Adapters;
+  run(input: EndpointInput<B, Q, P>, ctx: ServiceContext): Promise<unknown>;
+}
+
+interface State {
+  input: EndpointInput<unknown, unknown, unknown>;
+  log: Logger;
+  startedAt: number;
+}
+
+const keysBySource = new WeakMap<SecretSource, () => Promise<ServiceKeys>>();
+
+function requireAdapter<T>(value: T | undefined, what: string, id: string): T {
+  if (value === undefined) throw new Error(`${id} has no ${what}; its route table entry does not declare one`);
+  return value;
+}
+
+/** Reads the caller the authorizer put into the request context (values arrive as strings). */
+function callerFrom(event: APIGatewayProxyEvent, now: Date): Caller {
+  const context = event.requestContext?.authorizer ?? {};
+  const userId = Number(context.userId);
+  const tokenVersion = Number(context.tokenVersion);
+  const expiresAt = Number(context.exp);
+  if (![userId, tokenVersion, expiresAt].every(Number.isSafeInteger)) throw new UnauthorizedError('Unauthorized');
+  // API Gateway may serve a cached Allow for minutes: it must never outlive the token itself.
+  if (expiresAt + CLOCK_TOLERANCE_SECONDS <= epochSeconds(now)) throw new UnauthorizedError('Unauthorized');
+  return { userId, tokenVersion, expiresAt };
+}
+
+/**
+ * Wraps a domain function into a Lambda handler for its route: JSON body parsing, zod validation
+ * of body, query and path, the authorizer's caller, JSON responses with the security headers,
+ * and error mapping last. Handlers return plain data and throw domain errors; nothing else.
+ */
+export function endpoint<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined>(
+  id: RouteId,
+  definition: EndpointDefinition<B, Q, P>,
+): ProxyHandler {
+  const route = findRoute(id);
+  if (route.sender !== Boolean(definition.adapters?.codeSender) || route.secret !== Boolean(definition.adapters?.secrets)) {
+    throw new Error(`${id}: the adapters of the handler do not match its route table entry`);
+  }
+
+  let senderFromAdapter: CodeSender | undefined;
+  const serviceContext = (log: Logger): ServiceContext => {
+    const cfg = config();
+    const overrides = portOverrides();
+    return {
+      config: cfg,
+      clock: overrides.clock ?? systemClock,
+      get db() {
+        return database(cfg);
+      },
+      keys() {
+        const source = overrides.secrets ?? requireAdapter(definition.adapters?.secrets, 'secret', id)(cfg);
+        let keys = keysBySource.get(source);
+        if (!keys) keysBySource.set(source, (keys = cachedKeys(source)));
+        return keys();
+      },
+      get codeSender() {
+        senderFromAdapter ??= overrides.codeSender ?? requireAdapter(definition.adapters?.codeSender, 'code sender', id)(cfg);
+        return overrides.codeSender ?? senderFromAdapter;
+      },
+      log,
+    };
+  };
+
+  const base = async (event: APIGatewayProxyEvent, context: Context & { state?: State }) => {
+    const state = context.state!;
+    return definition.run(state.input as EndpointInput<B, Q, P>, serviceContext(state.log));
+  };
+
+  const handler = middy<APIGatewayProxyEvent, unknown, Error, Context & { state?: State }>(base).use({
+    before: async (request) => {
+      const cfg = config();
+      const event = request.event;
+      const log = createLogger(cfg.LOG_LEVEL, {
+        requestId: event.requestContext?.requestId ?? request.context.awsRequestId,
+        route: routeId(route),
+      });
+      const now = (portOverrides().clock ?? systemClock).now();
+      const body = definition.body ? validatePart('body', definition.body, parseJsonBody(event)) : undefined;
+      const input = {
+        body,
+        query: definition.query ? validatePart('query', definition.query, event.queryStringParameters ?? {}) : undefined,
+        params: definition.params ? validatePart('path', definition.params, event.pathParameters ?? {}) : undefined,
+        headers: event.headers ?? {},
+        get caller(): Caller {
+          return callerFrom(event, now);
+        },
+      };
+      if (route.auth === 'bearer') callerFrom(event, now);
+      request.context.state = { input, log, startedAt: performance.now() } as State;
+    },
+    after: async (request) => {
+      request.response = resultToResponse(request.response, request.event, config());
+      logRequest(request.context.state, request.response.statusCode);
+    },
+    onError: async (request) => {
+      const state = request.context.state;
+      const log = state?.log ?? createLogger(config().LOG_LEVEL, { route: routeId(route) });
+      request.response = errorToResult(request.error, request.event, config(), log);
+      logRequest(state ?? { log, startedAt: performance.now() }, request.response.statusCode);
+    },
+  });
+
+  // On Lambda, parse the settings and create clients during init: a bad setting fails the
+  // deployment's first cold start loudly, and the init phase runs at full CPU.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME) {
+    const cfg = config();
+    if (route.table !== 'none') database(cfg);
+  }
+
+  return Object.assign(handler as unknown as ProxyHandler, { route });
+}

@@ -1,0 +1,35 @@
+/**
+ * Headers on every response, success or error, from a handler or from the gateway: JSON that is
+ * never cached or framed, and CORS for the configured origins.
+ */
+export const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'Referrer-Policy': 'no-referrer',
+};
+
+export const CORS_ALLOWED_HEADERS = 'Authorization,Content-Type,Accept-Language,Idempotency-Key';
+export const CORS_EXPOSED_HEADERS = 'X-Next-Cursor,Link,Retry-After';
+
+/** `CORS_ORIGINS` is `*` or a comma-separated list; a listed origin is echoed back. */
+export function corsHeaders(allowedOrigins: string, requestOrigin: string | undefined): Record<string, string> {
+  const base = { 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS };
+  if (allowedOrigins.trim() === '*') return { ...base, 'Access-Control-Allow-Origin': '*' };
+  const allowed = allowedOrigins.split(',').map((origin) => origin.trim());
+  if (requestOrigin && allowed.includes(requestOrigin)) {
+    return { ...base, 'Access-Control-Allow-Origin': requestOrigin, Vary: 'Origin' };
+  }
+  return { Vary: 'Origin' };
+}
+
+/** Reads a header whatever its case: API Gateway passes them as the client sent them. */
+export function headerValue(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value;
+  return undefined;
+}

@@ -1,0 +1,43 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { z } from 'zod';
+import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../errors';
+import { headerValue } from './headers';
+
+/**
+ * Bodies above this are refused before they are parsed or hashed. The largest legitimate body
+ * (a 100 000-character transcription, up to 4 bytes a character) stays well below it.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
+  const raw = event.body ?? '';
+  // Measured before decoding: base64 only makes a body longer, never shorter than its content.
+  if (raw.length > (event.isBase64Encoded ? Math.ceil((MAX_BODY_BYTES * 4) / 3) : MAX_BODY_BYTES)) {
+    throw new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  }
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  }
+  const mediaType = headerValue(event.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
+    throw new InvalidJsonError('The request body must be JSON, sent with Content-Type: application/json.');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InvalidJsonError('The request body is not valid JSON.', { cause: error });
+  }
+}
+
+/** Validates one part of the request; every problem is listed in `details`. */
+export function validatePart<S extends z.ZodType>(part: 'body' | 'query' | 'path', schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const details = result.error.issues.map((issue) => ({
+    path: [part, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+  const first = details[0]!;
+  throw new ValidationError(`Invalid request: ${first.path} ${first.message}`, details, { cause: result.error });
+}

@@ -1,0 +1,124 @@
+import { clearLoginFailures, findLoginFailures, recordLoginFailure } from '../db/login-failures-repository';
+import type { LockPolicy } from '../db/login-failures-repository';
+import { allocateId } from '../db/id-allocator';
+import { createUser, findUserById, findUserByIdentity, findUserIdByIdentity, replacePassword, upgradePasswordHash } from '../db/users-repository';
+import type { UserRecord } from '../db/users-repository';
+import { writeAtomically } from '../db/transactions';
+import { AccountExistsError, CodeInvalidError, InvalidCredentialsError, LoginLockedError, UnauthorizedError } from '../errors';
+import { epochSeconds, isoSeconds } from '../ports/clock';
+import type { ServiceContext } from '../service-context';
+import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from './passwords';
+import type { Target } from './targets';
+import { issueToken } from './tokens';
+import { checkCode } from './verification-service';
+
+/** Contract section 3: 5 failed logins in 15 minutes lock password login for 15 minutes. */
+export const LOGIN_LOCK_POLICY: LockPolicy = { maxFailures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
+
+export interface PublicUser {
+  userId: number;
+  phone: string | null;
+  email: string | null;
+}
+
+export interface SignedIn extends PublicUser {
+  token: string;
+}
+
+const publicUser = (user: UserRecord): PublicUser => ({ userId: user.userId, phone: user.phone, email: user.email });
+
+async function signedIn(ctx: ServiceContext, user: UserRecord): Promise<SignedIn> {
+  const { tokenSigningKey } = await ctx.keys();
+  const { token } = await issueToken(tokenSigningKey, user, ctx.clock.now(), {
+    issuer: ctx.config.JWT_ISSUER,
+    audience: ctx.config.JWT_AUDIENCE,
+    lifetimeMs: ctx.config.TOKEN_TTL_MS,
+  });
+  return { token, ...publicUser(user) };
+}
+
+async function newUser(ctx: ServiceContext, target: Target, passwordHash: string | null): Promise<UserRecord> {
+  const now = isoSeconds(ctx.clock.now());
+  return {
+    userId: await allocateId(ctx.db, 'user'),
+    email: target.kind === 'email' ? target.value : null,
+    phone: target.kind === 'phone' ? target.value : null,
+    passwordHash,
+    tokenVersion: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Signs in with a code, registering the target's account first when there is none (seed 4.2). */
+export async function signInWithCode(ctx: ServiceContext, target: Target, code: string): Promise<SignedIn> {
+  const spendCode = await checkCode(ctx, target.value, code);
+  // Two rounds at most: a racing sign-up may create the account between our read and our write,
+  // and then this request signs in to that account instead.
+  for (let round = 0; ; round++) {
+    const existing = await findUserByIdentity(ctx.db, target.kind, target.value);
+    if (existing) {
+      await writeAtomically(ctx.db, [spendCode]);
+      return signedIn(ctx, existing);
+    }
+    const user = await newUser(ctx, target, null);
+    try {
+      await createUser(ctx.db, user, [spendCode]);
+      return signedIn(ctx, user);
+    } catch (error) {
+      if (!(error instanceof AccountExistsError) || round > 0) throw error;
+    }
+  }
+}
+
+/** Registers an account with a password; the code proves the caller owns the e-mail or phone. */
+export async function register(ctx: ServiceContext, target: Target, code: string, password: string) {
+  const spendCode = await checkCode(ctx, target.value, code);
+  if ((await findUserIdByIdentity(ctx.db, target.kind, target.value)) !== undefined) {
+    throw new AccountExistsError('An account with this e-mail address or phone number already exists.');
+  }
+  const user = await newUser(ctx, target, await hashPassword(password));
+  await createUser(ctx.db, user, [spendCode]);
+  return { ...publicUser(user), createdAt: user.createdAt };
+}
+
+/**
+ * Password login. Unknown accounts and accounts without a password do the same scrypt work and
+ * get the same answer as a wrong password; failures lock the account (or, for an unknown target,
+ * the target) so that locking behaves identically for accounts that do not exist.
+ */
+export async function logInWithPassword(ctx: ServiceContext, target: Target, password: string): Promise<SignedIn> {
+  const user = await findUserByIdentity(ctx.db, target.kind, target.value);
+  const subject = user ? `user#${user.userId}` : `${target.kind}#${target.value}`;
+  const now = epochSeconds(ctx.clock.now());
+  const failures = await findLoginFailures(ctx.db, subject);
+  if (failures?.lockedUntil !== undefined && failures.lockedUntil > now) {
+    throw new LoginLockedError('Too many failed logins. Try again later or sign in with a code.', failures.lockedUntil - now);
+  }
+  const storedHash = user?.passwordHash ?? DUMMY_PASSWORD_HASH;
+  const matches = await verifyPassword(password, storedHash);
+  if (!user?.passwordHash || !matches) {
+    await recordLoginFailure(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+    throw new InvalidCredentialsError('The phone number, e-mail address or password is wrong.');
+  }
+  if (failures) await clearLoginFailures(ctx.db, subject);
+  if (needsRehash(storedHash)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password));
+  return signedIn(ctx, user);
+}
+
+/** Sets a new password with a code; every token issued before stops working. */
+export async function resetPassword(ctx: ServiceContext, target: Target, code: string, newPassword: string): Promise<void> {
+  const user = await findUserByIdentity(ctx.db, target.kind, target.value);
+  const spendCode = await checkCode(ctx, target.value, code);
+  // No account: the same answer as a wrong code, so only the target's owner could tell the two apart.
+  if (!user) throw new CodeInvalidError('The verification code is invalid or has expired.');
+  await replacePassword(ctx.db, user.userId, await hashPassword(newPassword), isoSeconds(ctx.clock.now()), [spendCode]);
+  await clearLoginFailures(ctx.db, `user#${user.userId}`);
+}
+
+/** The caller's account, if the token that named it is still current. */
+export async function currentUser(ctx: ServiceContext, userId: number, tokenVersion: number): Promise<UserRecord> {
+  const user = await findUserById(ctx.db, userId);
+  if (!user || user.tokenVersion !== tokenVersion) throw new UnauthorizedError('Unauthorized');
+  return user;
+}

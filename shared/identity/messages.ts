@@ -1,0 +1,56 @@
+import type { CodeChannel } from '../ports/code-sender';
+
+/**
+ * The verification message in the caller's language. SMS texts carry the app name, the code and
+ * its validity, and stay within one segment (160 GSM-7 characters, or 70 UCS-2 for Chinese).
+ */
+export const SUPPORTED_LOCALES = ['en', 'zh-CN'] as const;
+export type Locale = (typeof SUPPORTED_LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'en';
+
+interface MessageArguments {
+  appName: string;
+  code: string;
+  validMinutes: number;
+}
+
+const templates: Record<Locale, { subject: (a: MessageArguments) => string; email: (a: MessageArguments) => string; sms: (a: MessageArguments) => string }> = {
+  en: {
+    subject: ({ appName }) => `Your ${appName} verification code`,
+    email: ({ appName, code, validMinutes }) =>
+      `Your ${appName} verification code is ${code}.\n\nIt is valid for ${validMinutes} minutes and can be used once. ` +
+      `If you did not ask for it, you can ignore this message.`,
+    sms: ({ appName, code, validMinutes }) => `[${appName}] Your code is ${code}, valid for ${validMinutes} minutes. Do not share it.`,
+  },
+  'zh-CN': {
+    subject: ({ appName }) => `${appName} 验证码`,
+    email: ({ appName, code, validMinutes }) =>
+      `您的 ${appName} 验证码是 ${code}。\n\n验证码 ${validMinutes} 分钟内有效，仅可使用一次。如非本人操作，请忽略本邮件。`,
+    sms: ({ appName, code, validMinutes }) => `【${appName}】您的验证码是${code}，${validMinutes}分钟内有效，请勿泄露。`,
+  },
+};
+
+/** The first supported language of an explicit locale or an Accept-Language header. */
+export function chooseLocale(requested: string | undefined, acceptLanguage: string | undefined): Locale {
+  const candidates = [
+    ...(requested ? [requested] : []),
+    ...(acceptLanguage ?? '')
+      .split(',')
+      .map((part) => part.split(';')[0]!.trim())
+      .filter(Boolean),
+  ];
+  for (const candidate of candidates) {
+    const lower = candidate.toLowerCase();
+    const exact = SUPPORTED_LOCALES.find((locale) => locale.toLowerCase() === lower);
+    if (exact) return exact;
+    const language = lower.split('-')[0];
+    const sameLanguage = SUPPORTED_LOCALES.find((locale) => locale.toLowerCase().split('-')[0] === language);
+    if (sameLanguage) return sameLanguage;
+  }
+  return DEFAULT_LOCALE;
+}
+
+export function renderCodeMessage(channel: CodeChannel, locale: Locale, args: MessageArguments): { subject: string; text: string } {
+  const template = templates[locale];
+  return { subject: template.subject(args), text: channel === 'email' ? template.email(args) : template.sms(args) };
+}

@@ -1,0 +1,77 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import type { ScryptOptions } from 'node:crypto';
+
+/**
+ * Password hashing with scrypt at OWASP's parameters (N=2^17, r=8, p=1), stored as a
+ * self-describing string `$scrypt$ln=17,r=8,p=1$<salt>$<hash>` so the parameters can be raised
+ * later and old hashes upgraded at the next login (see `needsRehash`).
+ */
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 128;
+
+interface ScryptParameters {
+  ln: number;
+  r: number;
+  p: number;
+}
+
+export const CURRENT_PARAMETERS: ScryptParameters = { ln: 17, r: 8, p: 1 };
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
+const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([\w-]+)\$([\w-]+)$/;
+
+const derive = (password: string, salt: Buffer, params: ScryptParameters, length: number) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const options: ScryptOptions = {
+      N: 2 ** params.ln,
+      r: params.r,
+      p: params.p,
+      // scrypt needs 128 * N * r bytes; Node's default ceiling (32 MiB) is below OWASP's parameters.
+      maxmem: 256 * 2 ** params.ln * params.r,
+    };
+    scrypt(password.normalize('NFC'), salt, length, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+
+const encode = (params: ScryptParameters, salt: Buffer, key: Buffer) =>
+  `$scrypt$ln=${params.ln},r=${params.r},p=${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+
+export async function hashPassword(password: string, params: ScryptParameters = CURRENT_PARAMETERS): Promise<string> {
+  const salt = randomBytes(SALT_BYTES);
+  return encode(params, salt, await derive(password, salt, params, KEY_BYTES));
+}
+
+function decode(stored: string) {
+  const match = FORMAT.exec(stored);
+  if (!match) return undefined;
+  const [, ln, r, p, salt, key] = match;
+  return {
+    params: { ln: Number(ln), r: Number(r), p: Number(p) },
+    salt: Buffer.from(salt!, 'base64url'),
+    key: Buffer.from(key!, 'base64url'),
+  };
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const decoded = decode(stored);
+  if (!decoded) return false;
+  const actual = await derive(password, decoded.salt, decoded.params, decoded.key.length);
+  return timingSafeEqual(actual, decoded.key);
+}
+
+export function needsRehash(stored: string): boolean {
+  const decoded = decode(stored);
+  return (
+    !decoded ||
+    decoded.params.ln < CURRENT_PARAMETERS.ln ||
+    decoded.params.r < CURRENT_PARAMETERS.r ||
+    decoded.params.p < CURRENT_PARAMETERS.p
+  );
+}
+
+/**
+ * A hash of a random password nobody knows, at the current parameters. Logins for unknown
+ * accounts (or accounts without a password) verify against it, so they cost the same time as
+ * real ones and answer the same.
+ */
+export const DUMMY_PASSWORD_HASH =
+  '$scrypt$ln=17,r=8,p=1$3Y8d2l0tWw7uXo1QpGm0Yw$k1mA3yN0iV8cQ5rJ6bL2dT9pX4sE7hU0fZ3wO1gR8nA';

@@ -1,0 +1,59 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
+import { z } from 'zod';
+
+/**
+ * Where a verification code goes, normalised so that one person is one target: e-mail trimmed and
+ * lower-cased, phone numbers in E.164. Phones must be given in international form (+86..., +1...).
+ */
+export type Target =
+  | { kind: 'email'; value: string }
+  | { kind: 'phone'; value: string; countryCallingCode: string };
+
+export const MAX_EMAIL_LENGTH = 254;
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'must be an e-mail address' }).max(MAX_EMAIL_LENGTH));
+
+export function parsePhone(raw: string): Extract<Target, { kind: 'phone' }> | undefined {
+  const phone = raw.length <= 32 ? parsePhoneNumberFromString(raw.trim()) : undefined;
+  if (!phone?.isValid()) return undefined;
+  return { kind: 'phone', value: phone.number, countryCallingCode: phone.countryCallingCode };
+}
+
+export const emailTargetSchema = emailSchema.transform((value): Target => ({ kind: 'email', value }));
+
+export const phoneTargetSchema = z
+  .string()
+  .max(32)
+  .transform((raw, context): Target => {
+    const phone = parsePhone(raw);
+    if (!phone) {
+      context.addIssue({ code: 'custom', message: 'must be a phone number in international form, such as +8613800138000' });
+      return z.NEVER;
+    }
+    return phone;
+  });
+
+/** An e-mail address or a phone number, told apart by the `@`. */
+export function parseTarget(raw: string): Target | undefined {
+  if (raw.includes('@')) {
+    const email = emailSchema.safeParse(raw);
+    return email.success ? { kind: 'email', value: email.data } : undefined;
+  }
+  return parsePhone(raw);
+}
+
+export const targetSchema = z
+  .string()
+  .max(MAX_EMAIL_LENGTH + 10)
+  .transform((raw, context): Target => {
+    const target = parseTarget(raw);
+    if (!target) {
+      context.addIssue({ code: 'custom', message: 'must be an e-mail address or a phone number in international form' });
+      return z.NEVER;
+    }
+    return target;
+  });

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { consumeCode, countWrongGuess, discardUndeliveredCode, findCurrentCode, storeNewCode } from '../db/codes-repository';
+import type { StoredCode } from '../db/codes-repository';
+import type { GuardedWrite } from '../db/transactions';
+import { CodeAttemptsExceededError, CodeInvalidError, DeliveryFailedError } from '../errors';
+import { maskTarget } from '../logging/logger';
+import { epochSeconds, utcDate } from '../ports/clock';
+import type { ServiceContext } from '../service-context';
+import { MAX_CODE_ATTEMPTS, codeMatches, generateCode, hashCode } from './codes';
+import { renderCodeMessage } from './messages';
+import type { Locale } from './messages';
+import type { Target } from './targets';
+
+/**
+ * Sends a new code to a target. The answer is the same whether or not an account uses the target,
+ * so the endpoint cannot be used to find accounts.
+ */
+export async function sendCode(ctx: ServiceContext, target: Target, locale: Locale): Promise<void> {
+  const { config, clock, db } = ctx;
+  if (target.kind === 'phone' && config.SMS_ALLOWED_COUNTRY_CODES && !config.SMS_ALLOWED_COUNTRY_CODES.includes(target.countryCallingCode)) {
+    // Refused quietly with the ordinary answer: the caller learns nothing about the list.
+    ctx.log.info('code not sent: country not allowed', { target: maskTarget(target.value) });
+    return;
+  }
+  const { codeHashKey } = await ctx.keys();
+  const now = clock.now();
+  const sentAt = epochSeconds(now);
+  const code = generateCode();
+  const codeId = randomUUID();
+  const day = utcDate(now);
+  await storeNewCode(
+    db,
+    target.value,
+    { codeId, codeHash: hashCode(codeHashKey, target.value, code), sentAt, expiresAt: sentAt + config.CODE_TTL_SECONDS },
+    day,
+    { resendSeconds: config.CODE_RESEND_SECONDS, dailyLimit: config.CODE_DAILY_LIMIT, maxAttempts: MAX_CODE_ATTEMPTS },
+  );
+  const channel = target.kind === 'email' ? 'email' : 'sms';
+  const message = renderCodeMessage(channel, locale, {
+    appName: config.APP_NAME,
+    code,
+    validMinutes: Math.round(config.CODE_TTL_SECONDS / 60),
+  });
+  try {
+    await ctx.codeSender.send({ channel, target: target.value, code, locale, ...message });
+  } catch (error) {
+    ctx.log.warn('code delivery failed', { channel, target: maskTarget(target.value), errorName: (error as Error).name });
+    await discardUndeliveredCode(db, target.value, codeId, day);
+    throw new DeliveryFailedError('The code could not be delivered. Try again shortly.', { cause: error });
+  }
+}
+
+/**
+ * Checks a submitted code and returns the write that spends it, for the caller's transaction.
+ * A wrong guess is counted (at most MAX_CODE_ATTEMPTS, however many arrive at once); the guess
+ * that reaches the maximum voids the code.
+ */
+export async function checkCode(ctx: ServiceContext, target: string, submitted: string): Promise<GuardedWrite> {
+  const stored: StoredCode | undefined = await findCurrentCode(ctx.db, target);
+  const now = epochSeconds(ctx.clock.now());
+  if (!stored || stored.usedAt !== undefined || stored.expiresAt <= now) {
+    throw new CodeInvalidError('The verification code is invalid or has expired.');
+  }
+  if (stored.attempts >= MAX_CODE_ATTEMPTS) {
+    throw new CodeAttemptsExceededError('Too many wrong codes; request a new code.');
+  }
+  const { codeHashKey } = await ctx.keys();
+  if (!codeMatches(codeHashKey, target, submitted, stored.codeHash)) {
+    const attempts = await countWrongGuess(ctx.db, target, stored.codeId, MAX_CODE_ATTEMPTS);
+    throw attempts >= MAX_CODE_ATTEMPTS
+      ? new CodeAttemptsExceededError('Too many wrong codes; request a new code.')
+      : new CodeInvalidError('The verification code is invalid or has expired.');
+  }
+  return consumeCode(ctx.db, target, stored, now, MAX_CODE_ATTEMPTS);
+}

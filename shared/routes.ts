@@ -1,0 +1,100 @@
+/**
+ * Every operation of the API, as plain data. The CDK stack builds one Lambda function, one API
+ * Gateway method and one IAM policy per entry; the local server mounts the same entries; the
+ * handler wrapper reads its own entry. Nothing else lists routes.
+ *
+ * Each `/api/...` path is also served at `/api/v1/...` (see `versionedPaths`).
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** API Gateway resource path; `{name}` marks a path parameter. */
+  path: string;
+  /** Source file of the Lambda handler (exports `handler`), relative to the project root. */
+  entry: string;
+  /** `bearer` routes sit behind the JWT authorizer; `none` routes are public. */
+  auth: 'none' | 'bearer';
+  table: 'none' | 'read' | 'read-write';
+  /** Sends verification codes (SES for e-mail, SNS for SMS). */
+  sender: boolean;
+  /** Reads the root secret (token signing or code hashing keys). */
+  secret: boolean;
+  /** Runs scrypt: needs a full vCPU on Lambda. */
+  hashesPasswords: boolean;
+}
+
+const route = <M extends HttpMethod, P extends string>(
+  method: M,
+  path: P,
+  entry: string,
+  needs: Partial<Omit<RouteDefinition, 'method' | 'path' | 'entry'>> = {},
+): RouteDefinition & { method: M; path: P } => ({
+  method,
+  path,
+  entry,
+  auth: 'bearer',
+  table: 'read',
+  sender: false,
+  secret: false,
+  hashesPasswords: false,
+  ...needs,
+});
+
+export const routes = [
+  route('GET', '/api/health', 'functions/health/get.ts', { auth: 'none', table: 'none' }),
+  route('POST', '/api/verify-code/send', 'functions/verify-code/send.ts', {
+    auth: 'none',
+    table: 'read-write',
+    sender: true,
+    secret: true,
+  }),
+  route('POST', '/api/verify-code/verify', 'functions/verify-code/verify.ts', {
+    auth: 'none',
+    table: 'read-write',
+    secret: true,
+  }),
+  route('POST', '/api/auth/login', 'functions/auth/login.ts', {
+    auth: 'none',
+    table: 'read-write',
+    secret: true,
+    hashesPasswords: true,
+  }),
+  route('POST', '/api/auth/register', 'functions/auth/register.ts', {
+    auth: 'none',
+    table: 'read-write',
+    secret: true,
+    hashesPasswords: true,
+  }),
+  route('POST', '/api/auth/password/reset', 'functions/auth/password-reset.ts', {
+    auth: 'none',
+    table: 'read-write',
+    secret: true,
+    hashesPasswords: true,
+  }),
+  route('POST', '/api/auth/logout', 'functions/auth/logout.ts', { table: 'none' }),
+  route('GET', '/api/users/me', 'functions/users/get-me.ts'),
+] as const satisfies readonly RouteDefinition[];
+
+/** The JWT authorizer in front of every `bearer` route. Reads token versions to honour revocation. */
+export const authorizer = {
+  entry: 'functions/authorizer/token.ts',
+  table: 'read',
+  secret: true,
+} as const;
+
+export type Route = (typeof routes)[number];
+export type RouteId = `${Route['method']} ${Route['path']}`;
+
+export const routeId = (route: RouteDefinition): string => `${route.method} ${route.path}`;
+
+export function findRoute(id: RouteId): RouteDefinition {
+  const found = routes.find((candidate) => routeId(candidate) === id);
+  if (!found) throw new Error(`No route ${id}`);
+  return found;
+}
+
+export const VERSION_PREFIX = '/api/v1';
+
+/** The paths a route answers at: its own and the versioned alias. */
+export const versionedPaths = (path: string): string[] => [path, path.replace(/^\/api(?=\/)/, VERSION_PREFIX)];

@@ -1,0 +1,23 @@
+import type { Clock } from './ports/clock';
+import type { CodeSender } from './ports/code-sender';
+import type { SecretSource } from './ports/secrets';
+
+/**
+ * Ports that replace the AWS adapters when the handlers run outside Lambda: the local server
+ * installs the dev outbox, an environment secret and a movable clock here before the first request.
+ */
+export interface PortOverrides {
+  clock?: Clock;
+  codeSender?: CodeSender;
+  secrets?: SecretSource;
+}
+
+let overrides: PortOverrides = {};
+
+export function overridePorts(next: PortOverrides): void {
+  overrides = { ...overrides, ...next };
+}
+
+export function portOverrides(): Readonly<PortOverrides> {
+  return overrides;
+}

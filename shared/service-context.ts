@@ -1,0 +1,18 @@
+import type { Config } from './config';
+import type { Database } from './db/client';
+import type { Logger } from './logging/logger';
+import type { Clock } from './ports/clock';
+import type { CodeSender } from './ports/code-sender';
+import type { ServiceKeys } from './ports/secrets';
+
+/** What a domain operation may use. Built by the HTTP wrapper (shared/http/endpoint.ts). */
+export interface ServiceContext {
+  config: Config;
+  clock: Clock;
+  db: Database;
+  /** The derived signing and hashing keys; read from the secret once per container. */
+  keys(): Promise<ServiceKeys>;
+  /** Only functions whose route says they send codes have one. */
+  codeSender: CodeSender;
+  log: Logger;
+}

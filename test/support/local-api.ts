@@ -1,0 +1,112 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inject } from 'vitest';
+import { parseConfig } from '../../shared/config';
+import type { Config } from '../../shared/config';
+import type { Database } from '../../shared/db/client';
+import { ensureTable } from '../../infra/local/create-table';
+import { DevOutbox } from '../../infra/local/dev-outbox';
+import type { OutboxEntry } from '../../infra/local/dev-outbox';
+import { startLocalServer } from '../../infra/local/server';
+import { MovableClock } from './movable-clock';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, without JSON encoding or a Content-Type (for malformed-body tests). */
+  rawBody?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface LocalApi {
+  url: string;
+  config: Config;
+  clock: MovableClock;
+  outbox: DevOutbox;
+  /** A document client on the same table, for checking what was (not) written. */
+  db: Database;
+  rootSecret: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The local server, in this test file's process, on a free port, against the run's DynamoDB Local
+ * and a table of its own: test files run in parallel without seeing each other's data.
+ */
+export async function startLocalApi(env: Record<string, string> = {}): Promise<LocalApi> {
+  const endpoint = inject('dynamoEndpoint');
+  const config = parseConfig({
+    TABLE_NAME: `test-${randomUUID()}`,
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  await ensureTable(endpoint, config.TABLE_NAME);
+  const clock = new MovableClock();
+  const outbox = new DevOutbox(clock, false);
+  const rootSecret = randomBytes(32).toString('base64url');
+  const server = await startLocalServer({ config, clock, rootSecret, outbox, port: 0 });
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
+
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const response = await fetch(`${server.url}${path}`, { method, headers, body });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as T) : (undefined as T) };
+  }
+
+  return {
+    url: server.url,
+    config,
+    clock,
+    outbox,
+    db: { client, tableName: config.TABLE_NAME },
+    rootSecret,
+    request,
+    close: async () => {
+      await server.close();
+      client.destroy();
+    },
+  };
+}
+
+/** The newest code the dev outbox holds for a target. */
+export function latestCode(api: LocalApi, target: string): string {
+  const entry: OutboxEntry | undefined = api.outbox.list(target)[0];
+  if (!entry) throw new Error(`no code was sent to ${target}`);
+  return entry.code;
+}
+
+/** Requests a code for a target and signs in with it; returns the verify response body. */
+export async function signIn(api: LocalApi, target: string) {
+  const type = target.includes('@') ? 'email' : 'sms';
+  const sent = await api.request('POST', '/api/verify-code/send', { body: { type, target } });
+  if (sent.status !== 200) throw new Error(`send failed: ${JSON.stringify(sent.body)}`);
+  const verified = await api.request('POST', '/api/verify-code/verify', { body: { target, verifyCode: latestCode(api, target) } });
+  if (verified.status !== 200) throw new Error(`verify failed: ${JSON.stringify(verified.body)}`);
+  return verified.body as { token: string; userId: number; phone: string | null; email: string | null };
+}
+
+let counter = 0;
+/** A fresh e-mail address per call, so tests never collide on cooldowns. */
+export const uniqueEmail = (label = 'user') => `${label}-${Date.now().toString(36)}-${counter++}@example.com`;
+/** A fresh valid mobile number per call (China mobile range). */
+export const uniquePhone = () => `+86138${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
