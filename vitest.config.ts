@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // DynamoDB Local starts once per run; each test file gets its own table and local server.
     globalSetup: ['test/support/global-setup.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores here: scrypt at OWASP parameters and DynamoDB Local both want CPU.
