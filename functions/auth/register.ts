@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { register } from '../../shared/identity/account-service';

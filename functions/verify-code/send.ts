@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CODE_LENGTH } from './codes';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 import { emailTargetSchema, phoneTargetSchema } from './targets';

@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Where a verification code goes, normalised so that one person is one target: e-mail trimmed and
