@@ -22,6 +22,8 @@ export interface RouteDefinition {
   secret: boolean;
   /** Runs scrypt: needs a full vCPU on Lambda. */
   hashesPasswords: boolean;
+  /** `strict`: a tighter per-method gateway limit (code and password endpoints invite abuse). */
+  throttle?: 'strict';
 }
 
 const route = <M extends HttpMethod, P extends string>(
@@ -45,29 +47,34 @@ export const routes = [
   route('GET', '/api/health', 'functions/health/get.ts', { auth: 'none', table: 'none' }),
   route('POST', '/api/verify-code/send', 'functions/verify-code/send.ts', {
     auth: 'none',
+    throttle: 'strict',
     table: 'read-write',
     sender: true,
     secret: true,
   }),
   route('POST', '/api/verify-code/verify', 'functions/verify-code/verify.ts', {
     auth: 'none',
+    throttle: 'strict',
     table: 'read-write',
     secret: true,
   }),
   route('POST', '/api/auth/login', 'functions/auth/login.ts', {
     auth: 'none',
+    throttle: 'strict',
     table: 'read-write',
     secret: true,
     hashesPasswords: true,
   }),
   route('POST', '/api/auth/register', 'functions/auth/register.ts', {
     auth: 'none',
+    throttle: 'strict',
     table: 'read-write',
     secret: true,
     hashesPasswords: true,
   }),
   route('POST', '/api/auth/password/reset', 'functions/auth/password-reset.ts', {
     auth: 'none',
+    throttle: 'strict',
     table: 'read-write',
     secret: true,
     hashesPasswords: true,
