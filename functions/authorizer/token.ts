@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { slimSecretSource, tokenVersionLookup } from '../../shared/adapters/slim-lookups';
+import type { TokenVersionLookup } from '../../shared/adapters/slim-lookups';
 import { config } from '../../shared/config';
-import { database } from '../../shared/db/client';
 import { UnauthorizedError } from '../../shared/errors';
 import { authorize } from '../../shared/identity/authorize';
 import { createLogger } from '../../shared/logging/logger';
@@ -10,15 +10,21 @@ import { cachedKeys } from '../../shared/ports/secrets';
 import type { ServiceKeys } from '../../shared/ports/secrets';
 import { portOverrides } from '../../shared/runtime';
 
+/**
+ * The API's TOKEN authorizer: verifies the bearer JWT and hands the caller to the handlers.
+ * It uses no AWS SDK (see shared/adapters/slim-lookups.ts): its cold start sits in front of
+ * every Bearer request whose token is not in API Gateway's cache.
+ */
 let keys: (() => Promise<ServiceKeys>) | undefined;
+let tokenVersion: TokenVersionLookup | undefined;
 
-/** The API's TOKEN authorizer: verifies the bearer JWT and hands the caller to the handlers. */
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const cfg = config();
   const overrides = portOverrides();
-  keys ??= cachedKeys(overrides.secrets ?? secretsManagerSource(cfg));
+  keys ??= cachedKeys(overrides.secrets ?? slimSecretSource(cfg));
+  tokenVersion ??= tokenVersionLookup(cfg);
   try {
-    return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, db: database(cfg), keys });
+    return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, tokenVersion, keys });
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
     createLogger(cfg.LOG_LEVEL).info('token refused', { reason: error.cause instanceof Error ? error.cause.name : 'format' });

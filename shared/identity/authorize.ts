@@ -1,7 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { TokenVersionLookup } from '../adapters/slim-lookups';
 import type { Config } from '../config';
-import type { Database } from '../db/client';
-import { findTokenVersion } from '../db/users-repository';
 import { UnauthorizedError } from '../errors';
 import type { Clock } from '../ports/clock';
 import type { ServiceKeys } from '../ports/secrets';
@@ -10,7 +9,8 @@ import { verifyToken } from './tokens';
 export interface AuthorizerDependencies {
   config: Config;
   clock: Clock;
-  db: Database;
+  /** The account's current token version; undefined once the account is deleted. */
+  tokenVersion: TokenVersionLookup;
   keys(): Promise<ServiceKeys>;
 }
 
@@ -42,7 +42,7 @@ export async function authorize(event: APIGatewayTokenAuthorizerEvent, deps: Aut
     lifetimeMs: deps.config.TOKEN_TTL_MS,
   });
   // A password reset or account deletion raises or removes the version: older tokens end here.
-  const currentVersion = await findTokenVersion(deps.db, token.userId);
+  const currentVersion = await deps.tokenVersion(token.userId);
   if (currentVersion !== token.tokenVersion) throw new UnauthorizedError('Unauthorized');
   return {
     principalId: String(token.userId),
