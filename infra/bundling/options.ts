@@ -1,0 +1,25 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * How every Lambda function is bundled, shared by the CDK stack and the benchmarks so that what
+ * is measured is what is deployed. ESM, minified, for Node.js 22, the AWS SDK inside the bundle.
+ */
+const here = dirname(fileURLToPath(import.meta.url));
+
+export const LAMBDA_NODE_TARGET = 'node22';
+
+/** esbuild options beyond entry, output and format. */
+export const lambdaEsbuildOptions = {
+  bundle: true,
+  platform: 'node',
+  target: LAMBDA_NODE_TARGET,
+  format: 'esm',
+  minify: true,
+  sourcemap: false,
+  // ESM builds of the SDK tree-shake; the CommonJS ones (esbuild's default pick) do not.
+  mainFields: ['module', 'main'],
+  alias: { '@aws-sdk/credential-provider-node': join(here, 'lambda-credentials.ts') },
+  // Some CommonJS dependencies call require(); ESM output needs it defined.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+} as const;
