@@ -12,6 +12,11 @@ export class MovableClock implements Clock {
     this.offsetMs += seconds * 1000;
   }
 
+  /** Jumps to a moment (then runs on from it): tests that must not straddle a UTC midnight. */
+  set(date: Date): void {
+    this.offsetMs = date.getTime() - Date.now();
+  }
+
   reset(): void {
     this.offsetMs = 0;
   }

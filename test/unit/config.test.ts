@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../shared/config';
+
+const minimal = { TABLE_NAME: 'accounts' };
+
+describe('parseConfig', () => {
+  it('fills in the contract defaults', () => {
+    expect(parseConfig(minimal)).toMatchObject({
+      TABLE_NAME: 'accounts',
+      TOKEN_TTL_MS: 86_400_000,
+      CODE_TTL_SECONDS: 600,
+      CODE_RESEND_SECONDS: 60,
+      CODE_DAILY_LIMIT: 10,
+      AUTHORIZER_CACHE_SECONDS: 300,
+      CORS_ORIGINS: '*',
+    });
+    expect(parseConfig(minimal).SMS_ALLOWED_COUNTRY_CODES).toBeUndefined();
+  });
+
+  it('reads numbers and the SMS country list from strings', () => {
+    const cfg = parseConfig({ ...minimal, TOKEN_TTL_MS: '3600000', CODE_DAILY_LIMIT: '3', SMS_ALLOWED_COUNTRY_CODES: '86, +1,44' });
+    expect(cfg.TOKEN_TTL_MS).toBe(3_600_000);
+    expect(cfg.CODE_DAILY_LIMIT).toBe(3);
+    expect(cfg.SMS_ALLOWED_COUNTRY_CODES).toEqual(['86', '1', '44']);
+    expect(parseConfig({ ...minimal, SMS_ALLOWED_COUNTRY_CODES: '' }).SMS_ALLOWED_COUNTRY_CODES).toBeUndefined();
+  });
+
+  it('fails fast, naming the setting, on a bad or missing value', () => {
+    const bad: Record<string, string | undefined>[] = [
+      {},
+      { ...minimal, TOKEN_TTL_MS: 'a day' },
+      { ...minimal, TOKEN_TTL_MS: '-5' },
+      { ...minimal, CODE_TTL_SECONDS: '1.5' },
+      { ...minimal, CODE_DAILY_LIMIT: '0' },
+      { ...minimal, AUTHORIZER_CACHE_SECONDS: '7200' },
+      { ...minimal, SMS_ALLOWED_COUNTRY_CODES: '86,abc' },
+      { ...minimal, LOG_LEVEL: 'verbose' },
+      { ...minimal, DYNAMODB_ENDPOINT: 'not a url' },
+    ];
+    for (const env of bad) {
+      const setting = Object.keys(env).find((name) => name !== 'TABLE_NAME') ?? 'TABLE_NAME';
+      expect(() => parseConfig(env), JSON.stringify(env)).toThrow(ConfigError);
+      expect(() => parseConfig(env)).toThrow(setting);
+    }
+  });
+});
