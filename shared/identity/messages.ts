@@ -30,14 +30,29 @@ const templates: Record<Locale, { subject: (a: MessageArguments) => string; emai
   },
 };
 
+/**
+ * The language ranges of an Accept-Language header, most preferred first. The preference is the
+ * `q` weight, not the position (RFC 9110 12.5.4): `en;q=0.3, zh-CN` prefers Chinese; `q=0` means
+ * "not acceptable". Equal weights keep the header's order (the sort is stable).
+ */
+function acceptedLanguages(header: string | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((part) => {
+      const [range, ...parameters] = part.split(';');
+      const q = parameters.map((parameter) => /^\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*$/i.exec(parameter)?.[1]).find(Boolean);
+      return { range: range!.trim(), weight: q === undefined ? 1 : Number(q) };
+    })
+    .filter(({ range, weight }) => range !== '' && weight > 0)
+    .sort((a, b) => b.weight - a.weight)
+    .map(({ range }) => range);
+}
+
 /** The first supported language of an explicit locale or an Accept-Language header. */
 export function chooseLocale(requested: string | undefined, acceptLanguage: string | undefined): Locale {
   const candidates = [
     ...(requested ? [requested] : []),
-    ...(acceptLanguage ?? '')
-      .split(',')
-      .map((part) => part.split(';')[0]!.trim())
-      .filter(Boolean),
+    ...acceptedLanguages(acceptLanguage),
   ];
   for (const candidate of candidates) {
     const lower = candidate.toLowerCase();
