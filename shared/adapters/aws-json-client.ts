@@ -1,6 +1,8 @@
 import { signRequest } from './sigv4';
 import type { AwsCredentials } from './sigv4';
 
+export { credentialsFromEnvironment } from './environment-credentials';
+
 /** Where a JSON-protocol AWS service is reached, and as whom. */
 export interface AwsJsonTarget {
   service: 'dynamodb' | 'secretsmanager';
@@ -14,13 +16,6 @@ const JSON_VERSION = { dynamodb: '1.0', secretsmanager: '1.1' } as const;
 const TARGET_PREFIX = { dynamodb: 'DynamoDB_20120810', secretsmanager: 'secretsmanager' } as const;
 const TIMEOUT_MS = 3000;
 const MAX_ATTEMPTS = 3;
-
-/** The Lambda execution role's credentials, which the runtime puts in the environment. */
-export function credentialsFromEnvironment(): AwsCredentials {
-  const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN } = process.env;
-  if (!AWS_ACCESS_KEY_ID || !AWS_SECRET_ACCESS_KEY) throw new Error('No AWS credentials in the environment');
-  return { accessKeyId: AWS_ACCESS_KEY_ID, secretAccessKey: AWS_SECRET_ACCESS_KEY, ...(AWS_SESSION_TOKEN ? { sessionToken: AWS_SESSION_TOKEN } : {}) };
-}
 
 export class AwsCallError extends Error {
   constructor(

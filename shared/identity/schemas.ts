@@ -1,16 +1,18 @@
 import * as z from 'zod';
 import { CODE_LENGTH } from './codes';
+import { isCommonPassword } from './common-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 import { emailTargetSchema, phoneTargetSchema } from './targets';
 import type { Target } from './targets';
 
 export const verifyCodeSchema = z.string().regex(new RegExp(`^\\d{${CODE_LENGTH}}$`), `must be ${CODE_LENGTH} digits`);
 
-/** A new password: 8 to 128 characters (contract section 3). */
+/** A new password: 8 to 128 characters (contract section 3) and not a common one. */
 export const newPasswordSchema = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
-  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)
+  .refine((password) => !isCommonPassword(password), 'is one of the most common passwords and easy to guess; choose another');
 
 /** A password being checked: any length up to the maximum, so scrypt never sees a huge input. */
 export const submittedPasswordSchema = z.string().min(1, 'is required').max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);

@@ -1,0 +1,18 @@
+import { brotliDecompressSync } from 'node:zlib';
+import { COMMON_PASSWORDS_BROTLI_BASE64 } from './common-passwords-data';
+
+/**
+ * Passwords too common to allow (NIST SP 800-63B 5.1.1.2: refuse values from breach corpora).
+ * Compared case-insensitively, so `Password1` is refused like `password1`. The set is built on
+ * first use, so functions that never check a new password never pay for it.
+ */
+let common: Set<string> | undefined;
+
+export function commonPasswords(): ReadonlySet<string> {
+  common ??= new Set(
+    brotliDecompressSync(Buffer.from(COMMON_PASSWORDS_BROTLI_BASE64, 'base64')).toString('utf8').toLowerCase().split('\n'),
+  );
+  return common;
+}
+
+export const isCommonPassword = (password: string): boolean => commonPasswords().has(password.toLowerCase());
