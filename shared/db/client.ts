@@ -1,10 +1,31 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config';
+import { ServiceUnavailableError } from '../errors';
 
 export interface Database {
   client: DynamoDBDocumentClient;
   tableName: string;
+}
+
+/** Attempts per request, the first included; the SDK backs off with full jitter between them. */
+export const DYNAMODB_MAX_ATTEMPTS = 4;
+
+const UNAVAILABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+]);
+
+/** True for failures worth a "try again later": throttling, DynamoDB 5xx, timeouts, lost connections. */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const code = (error as { code?: string }).code;
+  return UNAVAILABLE.has(error.name) || (status !== undefined && status >= 500) || code === 'ECONNREFUSED' || code === 'ECONNRESET';
 }
 
 let cached: { endpoint: string | undefined; database: Database } | undefined;
@@ -19,10 +40,25 @@ export function database(cfg: Config): Database {
   }
   const client = new DynamoDBClient({
     region: cfg.AWS_REGION,
+    maxAttempts: DYNAMODB_MAX_ATTEMPTS,
+    retryMode: 'standard',
     ...(cfg.DYNAMODB_ENDPOINT
       ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
   });
+  // Outermost step, so it sees only what the SDK's retries could not absorb: those failures
+  // become one domain error (503, "try again") instead of a 500 that names DynamoDB.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (isUnavailable(error)) throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'unavailableAsDomainError', priority: 'high' },
+  );
   const document = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
