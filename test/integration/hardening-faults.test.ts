@@ -1,0 +1,219 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { DYNAMODB_MAX_ATTEMPTS, database } from '../../shared/db/client';
+import { keys } from '../../shared/db/keys';
+import { utcDate } from '../../shared/ports/clock';
+import { overridePorts } from '../../shared/runtime';
+import { startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
+import type { LocalApi } from '../support/local-api';
+
+let api: LocalApi;
+beforeAll(async () => {
+  api = await startLocalApi();
+});
+afterAll(() => api?.close());
+
+const FAULT = 'test-fault-injection';
+
+/**
+ * Makes the handlers' own DynamoDB client fail `times` times for one command, inside the SDK's
+ * retry loop (the deserialize step), and counts how often that command was attempted.
+ */
+function injectFault(command: string, error: () => Error, times = Infinity) {
+  const { client } = database(api.config);
+  let attempts = 0;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === command) {
+        attempts++;
+        if (attempts <= times) throw error();
+      }
+      return next(args);
+    },
+    { step: 'deserialize', name: FAULT },
+  );
+  return { attempts: () => attempts };
+}
+
+afterEach(() => {
+  database(api.config).client.middlewareStack.remove(FAULT);
+  overridePorts({ codeSender: api.outbox, secrets: { rootSecret: async () => api.rootSecret } });
+});
+
+const throttled = () =>
+  Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+    name: 'ProvisionedThroughputExceededException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
+
+const conflicted = () =>
+  Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]'), {
+    name: 'TransactionCanceledException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+  });
+
+async function storedCodeItems(target: string) {
+  const read = async (key: Record<string, string>) =>
+    (await api.db.client.send(new GetCommand({ TableName: api.db.tableName, Key: key, ConsistentRead: true }))).Item;
+  return { current: await read(keys.currentCode(target)), day: await read(keys.codeDay(target, utcDate(api.clock.now()))) };
+}
+
+const send = (target: string) =>
+  api.request('POST', '/api/verify-code/send', { body: { type: target.includes('@') ? 'email' : 'sms', target } });
+
+describe('DynamoDB faults', () => {
+  it('rides out throttling with the SDK retries', async () => {
+    const fault = injectFault('TransactWriteItemsCommand', throttled, 2);
+    const target = uniqueEmail();
+    const response = await send(target);
+    expect(response.status).toBe(200);
+    expect(fault.attempts()).toBe(3);
+  });
+
+  it('answers 503 when throttling outlasts the retries, and writes nothing', async () => {
+    const fault = injectFault('TransactWriteItemsCommand', throttled);
+    const target = uniqueEmail();
+    const response = await send(target);
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
+    expect(JSON.stringify(response.body)).not.toMatch(/Provisioned|DynamoDB|Throughput/i);
+    expect(fault.attempts()).toBe(DYNAMODB_MAX_ATTEMPTS);
+    expect(await storedCodeItems(target)).toEqual({ current: undefined, day: undefined });
+    expect(api.outbox.list(target)).toEqual([]);
+  });
+
+  it('retries a transaction that conflicted with another one', async () => {
+    const fault = injectFault('TransactWriteItemsCommand', conflicted, 2);
+    const response = await send(uniqueEmail());
+    expect(response.status).toBe(200);
+    expect(fault.attempts()).toBe(3);
+  });
+
+  it('gives up on a transaction that keeps conflicting with a bounded number of tries, writing nothing', async () => {
+    const fault = injectFault('TransactWriteItemsCommand', conflicted);
+    const target = uniqueEmail();
+    const response = await send(target);
+    expect(response.status).toBe(503);
+    expect(fault.attempts()).toBeGreaterThan(1);
+    expect(fault.attempts()).toBeLessThanOrEqual(10);
+    expect(await storedCodeItems(target)).toEqual({ current: undefined, day: undefined });
+  });
+
+  it('hides everything internal behind a bare 500', async () => {
+    injectFault('GetItemCommand', () =>
+      Object.assign(new Error(`Requested resource not found: Table: ${api.db.tableName} not found`), {
+        name: 'ResourceNotFoundException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const response = await api.request('POST', '/api/verify-code/verify', { body: { target: uniqueEmail(), verifyCode: '123456' } });
+    expect(response.status).toBe(500);
+    expect(Object.keys(response.body).sort()).toEqual(['code', 'error', 'message', 'requestId']);
+    expect(response.body).toMatchObject({ code: 500, error: 'INTERNAL' });
+    const text = JSON.stringify(response.body);
+    for (const leak of [api.db.tableName, 'ResourceNotFound', 'Table', ' at ', '.ts', 'node_modules']) expect(text).not.toContain(leak);
+  });
+});
+
+describe('code delivery through SES and SNS', () => {
+  const ses = mockClient(SESClient);
+  const sns = mockClient(SNSClient);
+  afterEach(() => {
+    ses.reset();
+    sns.reset();
+  });
+  afterAll(() => {
+    ses.restore();
+    sns.restore();
+  });
+
+  const useAwsSender = () => overridePorts({ codeSender: awsCodeSender({ ...api.config, SES_FROM_ADDRESS: 'no-reply@captions.example' }) });
+
+  it('answers 503 DELIVERY_FAILED when SES fails, leaves no code or cooldown, and a retry works at once', async () => {
+    useAwsSender();
+    ses.on(SendEmailCommand).rejectsOnce(Object.assign(new Error('Throttling: Maximum sending rate exceeded.'), { name: 'Throttling' })).resolves({ MessageId: 'm-1' });
+    const target = uniqueEmail();
+
+    const failed = await send(target);
+    expect(failed.status).toBe(503);
+    expect(failed.body).toMatchObject({ code: 1, error: 'DELIVERY_FAILED' });
+    expect(JSON.stringify(failed.body)).not.toMatch(/Throttling|SES|sending rate/);
+    expect((await storedCodeItems(target)).current).toBeUndefined();
+    expect(Number((await storedCodeItems(target)).day?.sends ?? 0)).toBe(0);
+
+    const retried = await send(target);
+    expect(retried.status).toBe(200);
+    const input = ses.commandCalls(SendEmailCommand)[1]!.args[0].input;
+    expect(input.Destination?.ToAddresses).toEqual([target]);
+    expect(input.Source).toBe('no-reply@captions.example');
+    const code = /\b(\d{6})\b/.exec(input.Message?.Body?.Text?.Data ?? '')?.[1];
+    expect(code).toBeDefined();
+    const verified = await api.request('POST', '/api/verify-code/verify', { body: { target, verifyCode: code } });
+    expect(verified.status).toBe(200);
+  });
+
+  it('sends SMS through SNS as transactional messages to the E.164 number, and recovers from an SNS failure', async () => {
+    useAwsSender();
+    sns.on(PublishCommand).rejectsOnce(new Error('SNS unavailable')).resolves({ MessageId: 'm-2' });
+    const phone = uniquePhone();
+    expect((await send(phone)).status).toBe(503);
+    expect((await send(phone)).status).toBe(200);
+    const input = sns.commandCalls(PublishCommand)[1]!.args[0].input;
+    expect(input.PhoneNumber).toBe(phone);
+    expect(input.MessageAttributes?.['AWS.SNS.SMS.SMSType']?.StringValue).toBe('Transactional');
+    expect(input.Message).toMatch(/\d{6}/);
+    expect(input.Message!.length).toBeLessThanOrEqual(160);
+  });
+});
+
+describe('Secrets Manager', () => {
+  const secrets = mockClient(SecretsManagerClient);
+  afterAll(() => secrets.restore());
+
+  it('answers a bare 500 while the secret cannot be read, and works on the next request once it can', async () => {
+    secrets
+      .on(GetSecretValueCommand)
+      .rejectsOnce(Object.assign(new Error('connect ETIMEDOUT secretsmanager.us-east-1.amazonaws.com:443'), { name: 'TimeoutError' }))
+      .resolves({ SecretString: api.rootSecret });
+    overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf' }) });
+
+    const failed = await send(uniqueEmail());
+    expect(failed.status).toBe(500);
+    expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ETIMEDOUT|Timeout|arn:/);
+    const recovered = await send(uniqueEmail());
+    expect(recovered.status).toBe(200);
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+});
+
+describe('oversized requests', () => {
+  it('refuses a body over 1 MB with 413 before parsing it', async () => {
+    const password = 'x'.repeat(1024 * 1024 + 10);
+    const response = await api.request('POST', '/api/auth/login', { body: { email: uniqueEmail(), password } });
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ code: 413, error: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('refuses a body over the gateway limit (10 MB) at the gateway', async () => {
+    const response = await api.request('POST', '/api/auth/login', { rawBody: 'x'.repeat(11 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(413);
+    expect(response.body.code).toBe(413);
+  });
+
+  it('refuses a long password by validation, so it never reaches scrypt', async () => {
+    const response = await api.request('POST', '/api/auth/login', { body: { email: uniqueEmail(), password: 'p'.repeat(200_000) } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 400, error: 'VALIDATION_FAILED' });
+    expect(response.body.details[0].path).toBe('body.password');
+  });
+});
