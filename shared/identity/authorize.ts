@@ -22,9 +22,11 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
  * Gateway caches the result per token, and a cached policy naming one route would deny the others.
  */
 export function wholeApiResource(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/', 3);
-  if (!arnPrefix || !apiId || !stage) throw new UnauthorizedError('Unauthorized');
-  return `${arnPrefix}/${apiId}/${stage}/*/*`;
+  // `arn:aws:execute-api:<region>:<account>:<apiId>/<stage>/<method>/<path>`: the API id ends the
+  // part before the first slash, so the stage is the first slash-separated segment after it.
+  const [arnWithApiId, stage] = methodArn.split('/', 2);
+  if (!arnWithApiId || !stage || !/:[^:/]+$/.test(arnWithApiId)) throw new UnauthorizedError('Unauthorized');
+  return `${arnWithApiId}/${stage}/*/*`;
 }
 
 /**
