@@ -87,6 +87,11 @@ export class NotFoundError extends DomainError {
   readonly code = 'NOT_FOUND';
 }
 
+/** An Idempotency-Key used again within its lifetime for a different request. */
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+}
+
 export class DeliveryFailedError extends DomainError {
   readonly code = 'DELIVERY_FAILED';
 }

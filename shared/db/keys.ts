@@ -11,6 +11,24 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | codes sent to a target/day  | CODE#<target>           | DAY#<date>    |
  * | failed password logins      | LOGIN#<subject>         | FAILURES      |
  * | id block counter            | COUNTER#<kind>          | COUNTER       |
+ * | device of a user (1)        | USER#<userId>           | DEVICE#<sn>   |
+ * | serial number owner         | DEVICE#<sn>             | OWNER         |
+ * | transcription record        | USER#<userId>           | TRX#<createdAt ms>#<id16> |
+ * | record id -> record key     | USER#<userId>           | RECORD#<id16> |
+ * | lifetime / daily usage      | USER#<userId>           | USAGE#TOTAL, USAGE#DAY#<date> |
+ * | behavior event              | USER#<userId>           | EVENT#<type>#<createdAt ms>#<id16> |
+ * | event statistics per type   | USER#<userId>           | STATS#<type>  |
+ * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
+ * | account purge in progress   | PURGE                   | USER#<userId> |
+ *
+ * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
+ *
+ * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
+ * the markers outside it (identities, serial owners). `<createdAt ms>` is ISO 8601 with
+ * milliseconds and `<id16>` the id zero-padded to 16 digits, so sort keys order by time, then id.
+ * Transcription records sort by time in the table itself, not through the ByCreated index: an
+ * index with ALL projection counts against the item's 400 KB limit, which a 100 000-character
+ * text in a 3- or 4-byte script would exceed. Only small items (devices) use that index.
  */
 export type ItemKey = { [PARTITION_KEY]: string; [SORT_KEY]: string };
 
@@ -25,4 +43,33 @@ export const keys = {
   codeDay: (target: string, utcDate: string) => key(`CODE#${target}`, `DAY#${utcDate}`),
   loginFailures: (subject: string) => key(`LOGIN#${subject}`, 'FAILURES'),
   idCounter: (kind: string) => key(`COUNTER#${kind}`, 'COUNTER'),
+  userPartition: (userId: number) => `USER#${userId}`,
+  device: (userId: number, sn: string) => key(`USER#${userId}`, `DEVICE#${sn}`),
+  deviceListKey: (createdAtMs: string, sn: string) => `DEV#${createdAtMs}#${sn}`,
+  deviceOwner: (sn: string) => key(`DEVICE#${sn}`, 'OWNER'),
+  transcription: (userId: number, createdAtMs: string, id: number) => key(`USER#${userId}`, `TRX#${createdAtMs}#${padId(id)}`),
+  transcriptionPointer: (userId: number, id: number) => key(`USER#${userId}`, `RECORD#${padId(id)}`),
+  usageTotal: (userId: number) => key(`USER#${userId}`, 'USAGE#TOTAL'),
+  usageDay: (userId: number, utcDate: string) => key(`USER#${userId}`, `USAGE#DAY#${utcDate}`),
+  event: (userId: number, eventType: string, createdAtMs: string, id: number) =>
+    key(`USER#${userId}`, `EVENT#${eventType}#${createdAtMs}#${padId(id)}`),
+  eventStats: (userId: number, eventType: string) => key(`USER#${userId}`, `STATS#${eventType}`),
+  idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
+  pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
 };
+
+/** Sort key prefixes of the listings inside a user's partition. */
+export const sortKeyPrefix = {
+  device: 'DEVICE#',
+  deviceList: 'DEV#',
+  transcription: 'TRX#',
+  usageDay: 'USAGE#DAY#',
+  event: (eventType: string) => `EVENT#${eventType}#`,
+  stats: 'STATS#',
+};
+
+/** Ids padded to the digits of Number.MAX_SAFE_INTEGER, so that they sort as strings. */
+export const ID_DIGITS = 16;
+export function padId(id: number): string {
+  return String(id).padStart(ID_DIGITS, '0');
+}

@@ -21,15 +21,20 @@ interface CancellationReason {
   Item?: Record<string, AttributeValue>;
 }
 
-const MAX_ATTEMPTS = 5;
-const BASE_DELAY_MS = 15;
-const MAX_DELAY_MS = 400;
+/** How often and how patiently a transaction that conflicted with a concurrent one is retried. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 15, maxDelayMs: 400 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Full-jitter exponential backoff, as the AWS architecture blog recommends for contended writes. */
-export const backoffDelay = (attempt: number): number =>
-  Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+export const backoffDelay = (attempt: number, policy: RetryPolicy = DEFAULT_RETRY): number =>
+  Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
 
 const cancellationReasons = (error: unknown): CancellationReason[] | undefined =>
   error instanceof Error && error.name === 'TransactionCanceledException'
@@ -44,7 +49,7 @@ export const isConditionFailure = (error: unknown): boolean =>
  * with a concurrent transaction on the same items is retried with jittered backoff, because the
  * retry will either succeed or meet the condition the other writer has now made true.
  */
-export async function writeAtomically(db: Database, writes: GuardedWrite[]): Promise<void> {
+export async function writeAtomically(db: Database, writes: GuardedWrite[], retry: RetryPolicy = DEFAULT_RETRY): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await db.client.send(new TransactWriteCommand({ TransactItems: writes.map((write) => write.item) }));
@@ -61,12 +66,12 @@ export async function writeAtomically(db: Database, writes: GuardedWrite[]): Pro
       }
       const conflicted = reasons.some((reason) => reason.Code === 'TransactionConflict');
       if (!conflicted) throw error;
-      if (attempt + 1 >= MAX_ATTEMPTS) {
+      if (attempt + 1 >= retry.maxAttempts) {
         throw new ServiceUnavailableError('The request conflicted with concurrent requests; try again.', {
           cause: error,
         });
       }
-      await sleep(backoffDelay(attempt));
+      await sleep(backoffDelay(attempt, retry));
     }
   }
 }

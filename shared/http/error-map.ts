@@ -31,6 +31,7 @@ export const HTTP_BY_ERROR_CODE: Record<string, { status: number; code: number }
   DEVICE_BOUND_ELSEWHERE: { status: 400, code: 1 },
   UNAUTHORIZED: { status: 401, code: 401 },
   NOT_FOUND: { status: 404, code: 404 },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, code: 422 },
   DELIVERY_FAILED: { status: 503, code: 1 },
   SERVICE_UNAVAILABLE: { status: 503, code: 503 },
 };

@@ -1,0 +1,48 @@
+import { UnauthorizedError } from '../errors';
+import type { Database } from './client';
+import { keys } from './keys';
+import type { RetryPolicy, GuardedWrite } from './transactions';
+import { findTokenVersion } from './users-repository';
+
+/** The account a request acts for, as its token names it. */
+export interface AccountRef {
+  userId: number;
+  tokenVersion: number;
+}
+
+/**
+ * Part of every transaction made for a caller: the account must still exist with the token
+ * version of the caller's token. API Gateway may serve a cached Allow for minutes after an account
+ * was deleted or its password reset; this makes such a token's writes fail (401) instead of
+ * leaving items in the partition of an account that no longer exists.
+ */
+export const accountIsCurrent = (db: Database, account: AccountRef): GuardedWrite => ({
+  item: {
+    ConditionCheck: {
+      TableName: db.tableName,
+      Key: keys.user(account.userId),
+      // A missing profile has no tokenVersion, so this also fails for a deleted account.
+      ConditionExpression: 'tokenVersion = :version',
+      ExpressionAttributeValues: { ':version': account.tokenVersion },
+    },
+  },
+  onConditionFailed: () => new UnauthorizedError('Unauthorized'),
+});
+
+/** The same rule for reads, so a token of a deleted account (or from before a reset) reads nothing. */
+export async function assertAccountCurrent(db: Database, account: AccountRef): Promise<void> {
+  if ((await findTokenVersion(db, account.userId)) !== account.tokenVersion) throw new UnauthorizedError('Unauthorized');
+}
+
+/**
+ * Retries for transactions in a user's partition. Each of them includes the check above on the
+ * user's profile item, and DynamoDB cancels a transaction that touches any item another ongoing
+ * transaction holds (TransactionConflict), so all concurrent writes of one account serialise on
+ * that item; usage and statistics aggregates are shared by them too. The default budget (5
+ * attempts, at most 400 ms apart) gives up on most of 50 simultaneous saves: a simulation with
+ * 25 ms per transaction lost about 41 of 50 with it, 2.6 % of runs lost one with 12 attempts and
+ * none of 2 000 runs lost any with the values below (worst-case wait about 9 s, typically far
+ * less). DynamoDB Local serialises transactions and never reports the conflict, so only a unit
+ * test with a mocked client exercises this path.
+ */
+export const USER_WRITE_RETRY: RetryPolicy = { maxAttempts: 15, baseDelayMs: 20, maxDelayMs: 1000 };
