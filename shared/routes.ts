@@ -81,6 +81,24 @@ export const routes = [
   }),
   route('POST', '/api/auth/logout', 'functions/auth/logout.ts', { table: 'none' }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts'),
+  route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write' }),
+  route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write' }),
+  route('GET', '/api/devices', 'functions/devices/list.ts'),
+  route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write' }),
+  route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write' }),
+  route('GET', '/api/transcriptions', 'functions/transcriptions/list.ts'),
+  // Before `{id}`: the local server takes the first match (API Gateway prefers the literal anyway).
+  route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts'),
+  route('GET', '/api/transcriptions/{id}', 'functions/transcriptions/get.ts'),
+  route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write' }),
+  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write' }),
+  route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write' }),
+  route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts'),
+  route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write' }),
+  route('GET', '/api/behavior/translation', 'functions/behavior/list-translation.ts'),
+  route('GET', '/api/behavior/voice-provider', 'functions/behavior/list-voice-provider.ts'),
+  route('GET', '/api/behavior/language-choice', 'functions/behavior/list-language-choice.ts'),
+  route('GET', '/api/behavior/stats', 'functions/behavior/stats.ts'),
 ] as const satisfies readonly RouteDefinition[];
 
 /** The JWT authorizer in front of every `bearer` route. Reads token versions to honour revocation. */

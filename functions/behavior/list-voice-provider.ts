@@ -1,0 +1,3 @@
+import { eventListEndpoint } from '../../shared/behavior/list-endpoint';
+
+export const handler = eventListEndpoint('GET /api/behavior/voice-provider', 'voice_provider');

@@ -1,0 +1,13 @@
+import { recordLogin } from '../../shared/behavior/behavior-service';
+import { loginBody } from '../../shared/behavior/schemas';
+import { endpoint } from '../../shared/http/endpoint';
+import { idempotencyKey, idempotently } from '../../shared/http/idempotency';
+
+/** Records a login event; honours Idempotency-Key. */
+export const handler = endpoint('POST /api/behavior/login', {
+  body: loginBody,
+  run: ({ body, caller, headers }, ctx) =>
+    idempotently(ctx, { account: caller, scope: 'behavior-login', key: idempotencyKey(headers), request: body }, (remember) =>
+      recordLogin(ctx, caller, body.location, remember),
+    ),
+});

@@ -1,0 +1,7 @@
+import { stats } from '../../shared/behavior/behavior-service';
+import { endpoint } from '../../shared/http/endpoint';
+
+/** Login count and per-type count and last value, from aggregates: constant cost. */
+export const handler = endpoint('GET /api/behavior/stats', {
+  run: ({ caller }, ctx) => stats(ctx, caller),
+});

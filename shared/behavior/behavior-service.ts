@@ -1,0 +1,60 @@
+import { assertAccountCurrent } from '../db/account-guard';
+import type { AccountRef } from '../db/account-guard';
+import { insertEvent, listEvents, readStats } from '../db/events-repository';
+import type { BehaviorEvent } from '../db/events-repository';
+import { allocateId } from '../db/id-allocator';
+import type { Page, PageRequest } from '../db/pagination';
+import type { Remember } from '../http/idempotency';
+import { succeeded } from '../http/response';
+import { isoSeconds } from '../ports/clock';
+import type { ServiceContext } from '../service-context';
+import { GENERAL_EVENT_TYPES } from './schemas';
+import type { EventType, GeneralEventInput } from './schemas';
+
+export type Confirmation = ReturnType<typeof succeeded>;
+
+async function record(
+  ctx: ServiceContext,
+  account: AccountRef,
+  event: { eventType: EventType; eventValue: string | null; location: string | null },
+  message: string,
+  remember: Remember<Confirmation>,
+): Promise<Confirmation> {
+  const now = ctx.clock.now();
+  const eventId = await allocateId(ctx.db, 'event');
+  const response = succeeded(message);
+  await insertEvent(ctx.db, account, { eventId, ...event, createdAt: isoSeconds(now), createdAtMs: now.toISOString() }, remember(response));
+  return response;
+}
+
+/** A login event (seed 4.12); the sign-in endpoints do not record one themselves. */
+export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, remember: Remember<Confirmation> = () => []) {
+  return record(ctx, account, { eventType: 'login', eventValue: null, location }, 'Login recorded.', remember);
+}
+
+/** A general event (seed 4.14), its value already checked against its type's rule. */
+export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, remember: Remember<Confirmation> = () => []) {
+  return record(ctx, account, { eventType: input.eventType, eventValue: input.eventValue, location: null }, 'Event recorded.', remember);
+}
+
+/** One type's events, newest first. */
+export async function listByType(ctx: ServiceContext, account: AccountRef, eventType: EventType, page: PageRequest): Promise<Page<BehaviorEvent>> {
+  const [result] = await Promise.all([listEvents(ctx.db, account.userId, eventType, page), assertAccountCurrent(ctx.db, account)]);
+  return result;
+}
+
+/**
+ * Seed 2.6: `loginCount`, and one entry per general type recorded at least once (in the seed's
+ * order of types), from the aggregates kept with each event.
+ */
+export async function stats(ctx: ServiceContext, account: AccountRef) {
+  const [types] = await Promise.all([readStats(ctx.db, account.userId), assertAccountCurrent(ctx.db, account)]);
+  const byType = new Map(types.map((entry) => [entry.eventType, entry]));
+  return {
+    loginCount: byType.get('login')?.count ?? 0,
+    events: GENERAL_EVENT_TYPES.flatMap((eventType) => {
+      const entry = byType.get(eventType);
+      return entry && entry.count > 0 ? [{ eventType, count: entry.count, lastValue: entry.lastValue }] : [];
+    }),
+  };
+}

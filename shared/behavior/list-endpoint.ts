@@ -1,0 +1,12 @@
+import { endpoint } from '../http/endpoint';
+import { pageQuerySchema, pageReply } from '../http/pagination';
+import type { RouteId } from '../routes';
+import { listByType } from './behavior-service';
+import type { EventType } from './schemas';
+
+/** The handler of one of the per-type event lists (seed 4.13 and 4.15): same code, another type. */
+export const eventListEndpoint = (id: RouteId, eventType: EventType) =>
+  endpoint(id, {
+    query: pageQuerySchema,
+    run: async ({ query, caller }, ctx) => pageReply(await listByType(ctx, caller, eventType, query), query),
+  });

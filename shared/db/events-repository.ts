@@ -1,0 +1,131 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
+import type { AccountRef } from './account-guard';
+import type { Database } from './client';
+import { keys, padId, sortKeyPrefix } from './keys';
+import { queryPage } from './pagination';
+import type { ListShape, Page, PageRequest } from './pagination';
+import { SORT_KEY } from './table';
+import { writeAtomically } from './transactions';
+import type { GuardedWrite } from './transactions';
+
+/** A behavior event as listed (seed 2.5). */
+export interface BehaviorEvent {
+  eventId: number;
+  eventType: string;
+  eventValue: string | null;
+  location: string | null;
+  createdAt: string;
+}
+
+export interface NewEvent extends BehaviorEvent {
+  createdAtMs: string;
+}
+
+export interface TypeStats {
+  eventType: string;
+  count: number;
+  lastValue: string | null;
+}
+
+/** Thrown when the statistics already hold a later event than the one being recorded. */
+class NewerEventRecorded extends Error {}
+
+export const eventList = (eventType: string): ListShape => ({
+  prefix: sortKeyPrefix.event(eventType),
+  sortKey: new RegExp(`^EVENT#${eventType}#\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#\\d{16}$`),
+});
+
+const toEvent = (item: Record<string, unknown>): BehaviorEvent => ({
+  eventId: Number(item.eventId),
+  eventType: String(item.eventType),
+  eventValue: (item.eventValue as string | null | undefined) ?? null,
+  location: (item.location as string | null | undefined) ?? null,
+  createdAt: String(item.createdAt),
+});
+
+/** Where an event sorts among its type: creation time in ms, then id (the order of its list). */
+const position = (event: NewEvent) => `${event.createdAtMs}#${padId(event.eventId)}`;
+
+/**
+ * The statistics of the event's type, changed in the event's transaction. The count is an ADD,
+ * exact under any concurrency. `lastValue` must be the value of the latest event, which is not
+ * necessarily the last one to commit, so it is set only by an event positioned after the one it
+ * holds; an earlier event that commits late is counted and leaves the value alone. Login events
+ * have no value: they only count.
+ */
+function statsChange(db: Database, userId: number, event: NewEvent, withLastValue: boolean): GuardedWrite {
+  const Key = keys.eventStats(userId, event.eventType);
+  if (!withLastValue || event.eventValue === null) {
+    return {
+      item: { Update: { TableName: db.tableName, Key, UpdateExpression: 'ADD eventCount :one', ExpressionAttributeValues: { ':one': 1 } } },
+    };
+  }
+  return {
+    item: {
+      Update: {
+        TableName: db.tableName,
+        Key,
+        UpdateExpression: 'ADD eventCount :one SET lastValue = :value, lastPosition = :position',
+        ConditionExpression: 'attribute_not_exists(lastPosition) OR lastPosition < :position',
+        ExpressionAttributeValues: { ':one': 1, ':value': event.eventValue, ':position': position(event) },
+      },
+    },
+    onConditionFailed: () => new NewerEventRecorded(),
+  };
+}
+
+/** Records an event and its statistics in one transaction with the account check and `alongside`. */
+export async function insertEvent(db: Database, account: AccountRef, event: NewEvent, alongside: GuardedWrite[]): Promise<void> {
+  const writes = (withLastValue: boolean): GuardedWrite[] => [
+    accountIsCurrent(db, account),
+    ...alongside,
+    {
+      item: {
+        Put: {
+          TableName: db.tableName,
+          Item: {
+            ...keys.event(account.userId, event.eventType, event.createdAtMs, event.eventId),
+            ...toEvent(event as unknown as Record<string, unknown>),
+          },
+          // Ids are never reused; this only fails if the allocator were broken.
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    },
+    statsChange(db, account.userId, event, withLastValue),
+  ];
+  try {
+    await writeAtomically(db, writes(true), USER_WRITE_RETRY);
+  } catch (error) {
+    if (!(error instanceof NewerEventRecorded)) throw error;
+    await writeAtomically(db, writes(false), USER_WRITE_RETRY);
+  }
+}
+
+/** The user's events of one type, newest first. */
+export async function listEvents(db: Database, userId: number, eventType: string, page: PageRequest): Promise<Page<BehaviorEvent>> {
+  const result = await queryPage(db, keys.userPartition(userId), eventList(eventType), page);
+  return { ...result, items: result.items.map(toEvent) };
+}
+
+/**
+ * The statistics items of all types in one strongly consistent Query: one item per event type
+ * ever recorded (seven at most), so its cost does not depend on the number of events.
+ */
+export async function readStats(db: Database, userId: number): Promise<TypeStats[]> {
+  const result = await db.client.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': sortKeyPrefix.stats },
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? []).map((item) => ({
+    eventType: String(item[SORT_KEY]).slice(sortKeyPrefix.stats.length),
+    count: Number(item.eventCount ?? 0),
+    lastValue: (item.lastValue as string | null | undefined) ?? null,
+  }));
+}

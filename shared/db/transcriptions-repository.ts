@@ -1,0 +1,166 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
+import type { AccountRef } from './account-guard';
+import type { Database } from './client';
+import { keys, sortKeyPrefix } from './keys';
+import { queryPage } from './pagination';
+import type { ListShape, Page, PageRequest } from './pagination';
+import { PARTITION_KEY, SORT_KEY } from './table';
+import { writeAtomically } from './transactions';
+import type { GuardedWrite } from './transactions';
+import { usageChange } from './usage-repository';
+
+export interface TranscriptionRecord {
+  transcriptionRecordId: number;
+  userId: number;
+  recordTitle: string;
+  text: string;
+  textLength: number;
+  language: string;
+  durationSeconds: number;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+/** A record as stored: where it sorts and which revision it is, for conditional edits. */
+export interface StoredRecord extends TranscriptionRecord {
+  createdAtMs: string;
+  revision: number;
+}
+
+/** Thrown when a record changed (or went) between reading it and writing it. */
+export class StaleRecord extends Error {}
+
+export const TRANSCRIPTION_LIST: ListShape = {
+  prefix: sortKeyPrefix.transcription,
+  sortKey: /^TRX#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#\d{16}$/,
+};
+
+const RECORD_FIELDS = [
+  'transcriptionRecordId',
+  'userId',
+  'recordTitle',
+  'text',
+  'textLength',
+  'language',
+  'durationSeconds',
+  'createdAt',
+  'updatedAt',
+] as const;
+
+export const publicRecord = (record: TranscriptionRecord): TranscriptionRecord =>
+  Object.fromEntries(RECORD_FIELDS.map((field) => [field, record[field] ?? null])) as unknown as TranscriptionRecord;
+
+const toStored = (item: Record<string, unknown>): StoredRecord => ({
+  ...publicRecord(item as unknown as TranscriptionRecord),
+  createdAtMs: String(item.createdAtMs),
+  revision: Number(item.revision),
+});
+
+const usageDay = (record: TranscriptionRecord) => record.createdAt.slice(0, 10);
+
+const recordKey = (record: StoredRecord) => keys.transcription(record.userId, record.createdAtMs, record.transcriptionRecordId);
+
+const recordItem = (record: StoredRecord) => ({ ...recordKey(record), ...record });
+
+/**
+ * Saves a new record with its id pointer and its usage, in one transaction with the account
+ * check and `alongside` (an idempotency claim). Records sort by creation time in the table, so a
+ * read by id goes through the pointer `RECORD#<id>`, which holds the record's sort key.
+ */
+export async function insertRecord(db: Database, account: AccountRef, record: StoredRecord, alongside: GuardedWrite[]): Promise<void> {
+  await writeAtomically(
+    db,
+    [
+      accountIsCurrent(db, account),
+      ...alongside,
+      {
+        item: {
+          Put: {
+            TableName: db.tableName,
+            Item: recordItem(record),
+            // Ids are never reused; this only fails if the allocator were broken.
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+      },
+      {
+        item: {
+          Put: {
+            TableName: db.tableName,
+            Item: { ...keys.transcriptionPointer(record.userId, record.transcriptionRecordId), recordKey: recordKey(record).SK },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+      },
+      ...usageChange(db, record.userId, usageDay(record), record.durationSeconds),
+    ],
+    USER_WRITE_RETRY,
+  );
+}
+
+/** A record of this user by id; another user's id is simply not in this partition. */
+export async function findRecord(db: Database, userId: number, id: number): Promise<StoredRecord | undefined> {
+  const pointer = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: keys.transcriptionPointer(userId, id), ConsistentRead: true }),
+  );
+  if (!pointer.Item) return undefined;
+  const result = await db.client.send(
+    new GetCommand({
+      TableName: db.tableName,
+      Key: { [PARTITION_KEY]: keys.userPartition(userId), [SORT_KEY]: String(pointer.Item.recordKey) },
+      ConsistentRead: true,
+    }),
+  );
+  return result.Item ? toStored(result.Item) : undefined;
+}
+
+/** Conditioned on the revision that was read, so the usage delta is computed from what is replaced. */
+const unchangedSince = (db: Database, current: StoredRecord) => ({
+  TableName: db.tableName,
+  ConditionExpression: 'revision = :revision',
+  ExpressionAttributeValues: { ':revision': current.revision },
+});
+
+/** Replaces a record with its edited version and moves its usage by the change in duration. */
+export async function replaceRecord(db: Database, account: AccountRef, current: StoredRecord, next: StoredRecord): Promise<void> {
+  await writeAtomically(
+    db,
+    [
+      accountIsCurrent(db, account),
+      {
+        item: { Put: { ...unchangedSince(db, current), Item: recordItem({ ...next, revision: current.revision + 1 }) } },
+        onConditionFailed: () => new StaleRecord(),
+      },
+      ...usageChange(db, current.userId, usageDay(current), next.durationSeconds - current.durationSeconds),
+    ],
+    USER_WRITE_RETRY,
+  );
+}
+
+/** Deletes a record and its pointer and takes its duration off the usage of its day. */
+export async function deleteRecord(db: Database, account: AccountRef, current: StoredRecord): Promise<void> {
+  await writeAtomically(
+    db,
+    [
+      accountIsCurrent(db, account),
+      {
+        item: { Delete: { ...unchangedSince(db, current), Key: recordKey(current) } },
+        onConditionFailed: () => new StaleRecord(),
+      },
+      {
+        item: {
+          Delete: { TableName: db.tableName, Key: keys.transcriptionPointer(current.userId, current.transcriptionRecordId) },
+        },
+      },
+      ...usageChange(db, current.userId, usageDay(current), -current.durationSeconds),
+    ],
+    USER_WRITE_RETRY,
+  );
+}
+
+/** The user's records, newest first. */
+export async function listRecords(db: Database, userId: number, page: PageRequest): Promise<Page<TranscriptionRecord>> {
+  const result = await queryPage(db, keys.userPartition(userId), TRANSCRIPTION_LIST, page);
+  return { ...result, items: result.items.map((item) => publicRecord(item as unknown as TranscriptionRecord)) };
+}

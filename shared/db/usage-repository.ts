@@ -1,0 +1,80 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Database } from './client';
+import { keys } from './keys';
+import { SORT_KEY } from './table';
+import type { GuardedWrite } from './transactions';
+
+export interface DailyUsage {
+  date: string;
+  usage: number;
+}
+
+export interface Usage {
+  totalUsage: number;
+  /** Newest first; only days with usage above zero. */
+  dailyUsage: DailyUsage[];
+}
+
+/**
+ * Usage is kept as aggregates beside the records, changed in the same transaction as the record
+ * they follow: the lifetime total and one item per UTC day of `createdAt`. ADD makes concurrent
+ * changes add up instead of overwriting each other; being inside the record's transaction, a
+ * change cannot happen without its record or the other way round. An edit or delete changes the
+ * day the record was created on, not the day of the edit.
+ */
+export function usageChange(db: Database, userId: number, utcDate: string, deltaSeconds: number): GuardedWrite[] {
+  if (deltaSeconds === 0) return [];
+  const add = (key: ReturnType<typeof keys.usageTotal>): GuardedWrite => ({
+    item: {
+      Update: {
+        TableName: db.tableName,
+        Key: key,
+        UpdateExpression: 'ADD usageSeconds :delta',
+        ExpressionAttributeValues: { ':delta': deltaSeconds },
+      },
+    },
+  });
+  return [add(keys.usageTotal(userId)), add(keys.usageDay(userId, utcDate))];
+}
+
+/**
+ * The total and the days from `fromDate` to `toDate` in one strongly consistent Query: the day
+ * items sort just before the total (`USAGE#DAY#...` < `USAGE#TOTAL`), so one key range holds both.
+ * Its cost depends on the number of days asked for (at most 366), never on the number of records.
+ */
+export async function readUsage(db: Database, userId: number, fromDate: string, toDate: string): Promise<Usage> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        KeyConditionExpression: 'PK = :pk AND #sk BETWEEN :from AND :total',
+        ExpressionAttributeNames: { '#sk': SORT_KEY },
+        ExpressionAttributeValues: {
+          ':pk': keys.userPartition(userId),
+          ':from': keys.usageDay(userId, fromDate).SK,
+          ':total': keys.usageTotal(userId).SK,
+        },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+
+  const totalKey = keys.usageTotal(userId).SK;
+  const dayKey = (date: string) => keys.usageDay(userId, date).SK;
+  let totalUsage = 0;
+  const dailyUsage: DailyUsage[] = [];
+  for (const item of items) {
+    const sk = String(item[SORT_KEY]);
+    const seconds = Number(item.usageSeconds ?? 0);
+    if (sk === totalKey) totalUsage = seconds;
+    // A day whose records were all deleted (or last 0 s) keeps an item at zero: not a day of use.
+    else if (sk <= dayKey(toDate) && seconds > 0) dailyUsage.push({ date: sk.slice(dayKey('').length), usage: seconds });
+  }
+  return { totalUsage, dailyUsage };
+}

@@ -1,0 +1,29 @@
+import { assertAccountCurrent } from '../db/account-guard';
+import type { AccountRef } from '../db/account-guard';
+import { bindDevice, listDevices, unbindDevice } from '../db/devices-repository';
+import type { Device } from '../db/devices-repository';
+import type { Page, PageRequest } from '../db/pagination';
+import { isoSeconds } from '../ports/clock';
+import type { ServiceContext } from '../service-context';
+import type { BindDeviceInput } from './schemas';
+
+/** Binds a device to the caller (seed 4.7); binding it again answers the original binding. */
+export function bind(ctx: ServiceContext, account: AccountRef, input: BindDeviceInput): Promise<Device> {
+  const now = ctx.clock.now();
+  return bindDevice(ctx.db, account, {
+    ...input,
+    userId: account.userId,
+    createdAt: isoSeconds(now),
+    createdAtMs: now.toISOString(),
+  });
+}
+
+export function unbind(ctx: ServiceContext, account: AccountRef, sn: string): Promise<void> {
+  return unbindDevice(ctx.db, account, sn);
+}
+
+/** The caller's devices, newest binding first. */
+export async function list(ctx: ServiceContext, account: AccountRef, page: PageRequest): Promise<Page<Device>> {
+  const [result] = await Promise.all([listDevices(ctx.db, account.userId, page), assertAccountCurrent(ctx.db, account)]);
+  return result;
+}
