@@ -63,11 +63,17 @@ export async function get(ctx: ServiceContext, account: AccountRef, id: number):
 }
 
 /**
+ * Each lost round of a change means another change of the same record committed in between, so a
+ * request can only lose as many rounds as there are other concurrent changes of that one record.
+ */
+const MAX_CHANGE_ROUNDS = 10;
+
+/**
  * Read, change, write conditioned on the revision read: a concurrent edit or delete makes the
  * write fail and the change is made again on what is there now (or answers 404 if it is gone).
  */
 async function changeRecord<R>(ctx: ServiceContext, account: AccountRef, id: number, write: (current: StoredRecord) => Promise<R>): Promise<R> {
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < MAX_CHANGE_ROUNDS; round++) {
     const current = await findOwn(ctx, account, id);
     try {
       return await write(current);
