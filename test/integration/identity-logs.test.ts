@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maskTarget, setLogSink } from '../../shared/logging/logger';
+import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
+import type { LocalApi } from '../support/local-api';
+
+/**
+ * The logs of a whole sign-in story, at debug level, carry no code, password, token or full
+ * e-mail address or phone number. Its own file: the log sink and the server settings are per process.
+ */
+let api: LocalApi;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  setLogSink((line) => lines.push(line));
+  api = await startLocalApi({ LOG_LEVEL: 'debug' });
+});
+afterAll(async () => {
+  setLogSink((line) => process.stdout.write(`${line}\n`));
+  await api?.close();
+});
+
+describe('logs', () => {
+  it('keep codes, passwords, tokens, e-mail addresses and phone numbers out', async () => {
+    const email = uniqueEmail('logged');
+    const phone = uniquePhone();
+    const undeliverable = uniqueEmail('undeliverable');
+    const password = 'Pa55word-for-logs-7';
+    const wrongPassword = 'Wrong-pa55word-for-logs-8';
+    const codes: string[] = [];
+    const tokens: string[] = [];
+
+    const sendAndRemember = async (target: string) => {
+      const response = await api.request('POST', '/api/verify-code/send', { body: { type: target.includes('@') ? 'email' : 'sms', target } });
+      expect(response.status).toBe(200);
+      codes.push(latestCode(api, target));
+      return codes.at(-1)!;
+    };
+
+    // Code sign-in (registers), the current user, a password reset, password logins.
+    const verified = await api.request('POST', '/api/verify-code/verify', { body: { target: email, verifyCode: await sendAndRemember(email) } });
+    expect(verified.status).toBe(200);
+    tokens.push(verified.body.token);
+    expect((await api.request('GET', '/api/users/me', { token: verified.body.token })).status).toBe(200);
+    api.clock.advance(61);
+    const reset = await api.request('POST', '/api/auth/password/reset', {
+      body: { target: email, verifyCode: await sendAndRemember(email), newPassword: password },
+    });
+    expect(reset.status).toBe(200);
+    const loggedIn = await api.request('POST', '/api/auth/login', { body: { email, password } });
+    expect(loggedIn.status).toBe(200);
+    tokens.push(loggedIn.body.token);
+    expect((await api.request('POST', '/api/auth/login', { body: { email, password: wrongPassword } })).status).toBe(400);
+    // Refused tokens: one revoked by the reset, one forged.
+    expect((await api.request('GET', '/api/users/me', { token: verified.body.token })).status).toBe(401);
+    expect((await api.request('GET', '/api/users/me', { token: `${loggedIn.body.token.slice(0, -3)}abc` })).status).toBe(401);
+
+    // The same by phone, a failed delivery, and a wrong code.
+    const byPhone = await api.request('POST', '/api/verify-code/verify', { body: { target: phone, verifyCode: await sendAndRemember(phone) } });
+    expect(byPhone.status).toBe(200);
+    tokens.push(byPhone.body.token);
+    api.outbox.failNext();
+    expect((await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: undeliverable } })).status).toBe(503);
+    expect((await api.request('POST', '/api/verify-code/verify', { body: { target: phone, verifyCode: '000000' } })).status).toBe(400);
+
+    // The logs were captured (so the checks below look at something), and name targets masked.
+    expect(lines.length).toBeGreaterThan(10);
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(entries.some((entry) => entry.target === maskTarget(undeliverable))).toBe(true);
+
+    // Request ids are random hex: they may contain six digits by chance, so codes are looked for elsewhere.
+    const text = entries.map(({ requestId: _requestId, ...rest }) => JSON.stringify(rest)).join('\n');
+    for (const code of codes) expect(text).not.toContain(code);
+    for (const secret of [password, wrongPassword]) expect(text).not.toContain(secret);
+    for (const token of tokens) {
+      expect(text).not.toContain(token);
+      for (const segment of token.split('.').slice(1)) expect(text).not.toContain(segment);
+    }
+    for (const target of [email, undeliverable]) {
+      expect(text.toLowerCase()).not.toContain(target);
+      expect(text).not.toContain(target.split('@')[0]);
+    }
+    expect(text).not.toContain(phone);
+    expect(text).not.toContain(phone.slice(3));
+  });
+});
