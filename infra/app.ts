@@ -1,4 +1,7 @@
 import { App } from 'aws-cdk-lib';
+import { addServiceStack } from './stack';
 
-// The stack is built from shared/routes.ts in issue 4; until then the app synthesizes nothing.
-new App().synth();
+// `npx cdk synth|deploy -c stage=dev|prod ...`: the settings come from context (README "Deploying").
+const app = new App();
+addServiceStack(app);
+app.synth();

@@ -1,0 +1,132 @@
+import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { ServiceFunction } from './service-function';
+
+/**
+ * The API's access log line: one JSON object per request with its id. No source IP, user agent,
+ * path values, query or token: only the route template, the outcome and the pseudonymous user id.
+ * `status` and `responseLatency` are always set, so they go in as numbers for metric filters.
+ */
+export const ACCESS_LOG_FORMAT = [
+  '{"requestId":"$context.requestId"',
+  '"time":"$context.requestTime"',
+  '"method":"$context.httpMethod"',
+  '"resource":"$context.resourcePath"',
+  '"status":$context.status',
+  '"responseLatency":$context.responseLatency',
+  '"integrationStatus":"$context.integration.status"',
+  '"integrationLatency":"$context.integration.latency"',
+  '"errorType":"$context.error.responseType"',
+  '"errorMessage":"$context.error.message"',
+  '"authorizerStatus":"$context.authorizer.status"',
+  '"authorizerLatency":"$context.authorizer.latency"',
+  '"userId":"$context.authorizer.principalId"',
+  '"wafStatus":"$context.waf.status"}',
+].join(',');
+
+/** Above this share of 5xx answers (in percent over 5 minutes, with enough traffic to judge) someone should look. */
+export const SERVER_ERROR_RATE_PERCENT = 5;
+export const SERVER_ERROR_MIN_REQUESTS = 20;
+/** Throttled answers in 5 minutes: a client loop or an attack on the code endpoints. */
+export const THROTTLED_REQUESTS_THRESHOLD = 50;
+
+export interface OperationsProps {
+  namespace: string;
+  api: RestApi;
+  accessLogs: ILogGroup;
+  routeFunctions: ServiceFunction[];
+  alarmTopicArn?: string;
+}
+
+/**
+ * The alarms an on-call person needs: API 5xx rate, throttling, authorizer failures and every
+ * route function's errors. 429s and authorizer failures are counted from the access log, where
+ * API Gateway records them precisely: its own metrics lump 429 into 4XXError, and a refused token
+ * counts as an authorizer function "error" (it must throw "Unauthorized"), which is no fault.
+ */
+export class Operations extends Construct {
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const period = Duration.minutes(5);
+    const countMetric = (metricName: string, filterPattern: ReturnType<typeof FilterPattern.any>) =>
+      new MetricFilter(this, `${metricName}Filter`, {
+        logGroup: props.accessLogs,
+        metricNamespace: props.namespace,
+        metricName,
+        filterPattern,
+        metricValue: '1',
+        defaultValue: 0,
+      }).metric({ statistic: 'Sum', period });
+
+    const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string) => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      this.alarms.push(created);
+      return created;
+    };
+
+    alarm(
+      'ServerErrorRate',
+      new MathExpression({
+        expression: `IF(requests >= ${SERVER_ERROR_MIN_REQUESTS}, 100 * errors / requests, 0)`,
+        usingMetrics: {
+          errors: props.api.metricServerError({ statistic: 'Sum', period }),
+          requests: props.api.metricCount({ statistic: 'Sum', period }),
+        },
+        period,
+        label: '5xx answers, percent of requests',
+      }),
+      SERVER_ERROR_RATE_PERCENT,
+      `More than ${SERVER_ERROR_RATE_PERCENT}% of API requests answered 5xx in 5 minutes`,
+    );
+
+    alarm(
+      'ThrottledRequests',
+      countMetric('ThrottledRequests', FilterPattern.any(FilterPattern.numberValue('$.status', '=', 429))),
+      THROTTLED_REQUESTS_THRESHOLD,
+      `At least ${THROTTLED_REQUESTS_THRESHOLD} requests were throttled (429) in 5 minutes`,
+    );
+
+    alarm(
+      'AuthorizerErrors',
+      countMetric(
+        'AuthorizerErrors',
+        FilterPattern.any(
+          FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_FAILURE'),
+          FilterPattern.stringValue('$.errorType', '=', 'AUTHORIZER_CONFIGURATION_ERROR'),
+        ),
+      ),
+      1,
+      'The authorizer failed (not a refused token): signed-in users get 500s',
+    );
+
+    for (const fn of props.routeFunctions) {
+      alarm(
+        `${fn.node.id}Errors`,
+        fn.function.metricErrors({ statistic: 'Sum', period }),
+        1,
+        `${fn.description}: the function crashed or timed out (handled errors are answers, not Lambda errors)`,
+      );
+    }
+
+    if (props.alarmTopicArn) {
+      const action = new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));
+      for (const created of this.alarms) created.addAlarmAction(action);
+    }
+  }
+}

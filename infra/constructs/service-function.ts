@@ -1,0 +1,125 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The repository root: route-table entries are relative to it, and so is the lock file. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The newest Node.js runtime this aws-cdk-lib knows (cdk-nag's AwsSolutions-L1 asks for the
+ * latest). The code also runs on Node 20 locally, so nothing here depends on 24-only features.
+ */
+export const RUNTIME = Runtime.NODEJS_24_X;
+
+/** scrypt at N=2^17, r=8 is CPU-bound: Lambda gives a full vCPU from 1769 MB. */
+export const PASSWORD_HASHING_MEMORY_MB = 1769;
+export const SMALL_MEMORY_MB = 256;
+
+/**
+ * ESM bundles of CommonJS dependencies still call `require` for Node built-ins; ESM has none,
+ * so the bundle defines one first.
+ */
+const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+export interface ServiceFunctionProps {
+  /** Handler source, relative to the repository root (a route table `entry`). */
+  entry: string;
+  description: string;
+  memorySize: number;
+  timeout: Duration;
+  environment: Record<string, string>;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+  /** Why this role needs `Resource: *` statements, beyond X-Ray (for the cdk-nag record). */
+  wildcardResourceReasons?: string[];
+}
+
+/**
+ * One Lambda function as every function of the service is built: bundled locally with esbuild
+ * (no Docker) into one minified ESM file with the AWS SDK inside (the runtime's copy is not
+ * pinned to our version, and a bundled, tree-shaken SDK starts faster), arm64, X-Ray active,
+ * JSON logs into a log group of its own with a retention, and a role of its own that starts
+ * with nothing but writing to that log group. Grants are added by the caller from the route table.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  readonly description: string;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.description = props.description;
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description}: logs, and what its route table entry declares`,
+    });
+    // Instead of the AWS managed basic execution role: this log group only, no CreateLogGroup.
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      description: props.description,
+      runtime: RUNTIME,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role: this.role,
+      environment: props.environment,
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      // Our logger already writes one JSON object per line; JSON format makes Lambda's own
+      // START/END/REPORT lines JSON too, so Logs Insights queries one shape.
+      loggingFormat: LoggingFormat.JSON,
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        // Source maps would mean --enable-source-maps, which slows cold starts and every stack trace.
+        sourceMap: false,
+        bundleAwsSDK: true,
+        charset: Charset.UTF8,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+
+    // cdk-nag (AwsSolutions-IAM5): the statements on `*` of this role, and why each must be.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: [
+        'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions (active tracing)',
+        ...(props.wildcardResourceReasons ?? []),
+      ].join('; '),
+    });
+  }
+}
+
+/** Makes a stable construct id from a route: `GET /api/transcriptions/{id}` -> `GetApiTranscriptionsById`. */
+export function constructIdOf(method: string, path: string): string {
+  const words = [method.toLowerCase(), ...path.split('/').filter(Boolean).map((part) => (part.startsWith('{') ? `by-${part.slice(1, -1)}` : part))];
+  return words
+    .flatMap((word) => word.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
+}
+
+/** Stack-scoped ARN of an SES identity (an address or a domain). */
+export function sesIdentityArn(scope: Construct, identity: string): string {
+  return Stack.of(scope).formatArn({ service: 'ses', resource: 'identity', resourceName: identity });
+}
+
+export const DEFAULT_TIMEOUT = Duration.seconds(10);

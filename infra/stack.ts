@@ -1,0 +1,348 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import type { App, StackProps } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  Cors,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import type { Method, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { Construct } from 'constructs';
+import { TTL_ATTRIBUTE, tableDefinition } from '../shared/db/table';
+import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../shared/http/headers';
+import { authorizer, routeId, routes, versionedPaths } from '../shared/routes';
+import type { RouteDefinition } from '../shared/routes';
+import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
+import { addGatewayResponses } from './constructs/gateway-responses';
+import { SMS_WILDCARD_REASON, grantNeeds } from './constructs/grants';
+import type { GrantTargets, Needs } from './constructs/grants';
+import { ACCESS_LOG_FORMAT, Operations } from './constructs/operations';
+import {
+  DEFAULT_TIMEOUT,
+  PASSWORD_HASHING_MEMORY_MB,
+  SMALL_MEMORY_MB,
+  ServiceFunction,
+  constructIdOf,
+} from './constructs/service-function';
+import { readStageSettings } from './stage-settings';
+import type { StageSettings } from './stage-settings';
+
+/** scrypt at the contract's parameters takes ~0.5 s on a full vCPU; a login may hash twice (upgrade). */
+const PASSWORD_HASHING_TIMEOUT = Duration.seconds(15);
+/** The authorizer runs before every uncached Bearer request: a bit more CPU makes its cold start shorter. */
+const AUTHORIZER_MEMORY_MB = 512;
+/** The per-IP WAF rule covers the code endpoints. */
+const CODE_PATH_PREFIX = '/api/verify-code/';
+
+export interface ServiceStackProps extends StackProps {
+  settings: StageSettings;
+}
+
+/** Function and API Gateway methods of one route, for tests and outputs. */
+export interface DeployedRoute {
+  route: RouteDefinition;
+  function: ServiceFunction;
+  methods: Method[];
+}
+
+/**
+ * The whole service on AWS, built from the route table: one function per route on a REST API
+ * (every `/api/...` path also under `/api/v1/...`), the TOKEN authorizer in front of every Bearer
+ * route, the one table, the generated root secret, gateway responses in the contract's shape,
+ * throttling, optional WAF, logs, tracing and alarms.
+ */
+export class ServiceStack extends Stack {
+  readonly api: RestApi;
+  readonly table: Table;
+  readonly rootSecret: Secret;
+  readonly authorizerFunction: ServiceFunction;
+  readonly deployedRoutes: DeployedRoute[] = [];
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    this.table = serviceTable(this, settings);
+    this.rootSecret = new Secret(this, 'RootSecret', {
+      description: 'Root secret of the captioning service: token signing and code hashing keys are derived from it',
+      // Long and alphanumeric: no quoting trouble anywhere, far above the 32 characters required.
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: settings.removalPolicy,
+    });
+    Validations.of(this.rootSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating the root secret signs every user out and voids every pending code; it is rotated deliberately (README "Deploying"), not on a schedule',
+    });
+
+    const targets: GrantTargets = {
+      table: this.table,
+      indexNames: indexNames(),
+      secret: this.rootSecret,
+      ses: settings.ses,
+    };
+    const functionEnvironment = (needs: Needs): Record<string, string> => ({
+      ...settings.environment,
+      TABLE_NAME: this.table.tableName,
+      // The ARN only: the value is read at run time with the function's own permission.
+      ...(needs.secret ? { JWT_SECRET_ARN: this.rootSecret.secretArn } : {}),
+    });
+    const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy };
+
+    // The authorizer only verifies and reads token versions: a write grant would be a mistake.
+    if ((authorizer.table as string) !== 'read') throw new Error('The authorizer must have read-only table access');
+    this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
+      ...baseFunction,
+      entry: authorizer.entry,
+      description: 'TOKEN authorizer: verifies the Bearer JWT',
+      memorySize: AUTHORIZER_MEMORY_MB,
+      timeout: DEFAULT_TIMEOUT,
+      environment: functionEnvironment(authorizer),
+    });
+    grantNeeds(this, this.authorizerFunction.role, authorizer, targets);
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
+    const corsOrigins = settings.config.CORS_ORIGINS;
+    const allRoutes: readonly RouteDefinition[] = routes;
+    const quietMethod: MethodDeploymentOptions = {
+      loggingLevel: MethodLoggingLevel.ERROR,
+      // Data tracing would log request bodies and headers: passwords, codes and tokens.
+      dataTraceEnabled: false,
+      metricsEnabled: false,
+    };
+
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `captioning-${settings.stage}`,
+      description: `Captioning account service (${settings.stage})`,
+      endpointTypes: [EndpointType.REGIONAL],
+      // Access and execution logs need the account's API Gateway log role; kept when a stage goes,
+      // because it is an account-wide setting other APIs may rely on.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: settings.stage,
+        tracingEnabled: true,
+        ...quietMethod,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
+        throttlingRateLimit: settings.throttle.rateLimit,
+        throttlingBurstLimit: settings.throttle.burstLimit,
+        methodOptions: Object.fromEntries(
+          allRoutes
+            .filter((route) => route.throttle === 'strict')
+            .flatMap((route) => versionedPaths(route.path).map((path) => `${path}/${route.method}`))
+            .map((key) => [
+              key,
+              { ...quietMethod, throttlingRateLimit: settings.strictThrottle.rateLimit, throttlingBurstLimit: settings.strictThrottle.burstLimit },
+            ]),
+        ),
+      },
+      defaultCorsPreflightOptions: {
+        allowOrigins: corsOrigins.trim() === '*' ? Cors.ALL_ORIGINS : corsOrigins.split(',').map((origin) => origin.trim()),
+        allowHeaders: CORS_ALLOWED_HEADERS.split(','),
+        allowMethods: [...new Set(allRoutes.map((route) => route.method)), 'OPTIONS'],
+        exposeHeaders: CORS_EXPOSED_HEADERS.split(','),
+        maxAge: Duration.minutes(10),
+      },
+    });
+    addGatewayResponses(this.api, corsOrigins);
+
+    const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
+      handler: this.authorizerFunction.function,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: AUTHORIZATION_HEADER_PATTERN,
+      resultsCacheTtl: settings.authorizerCache,
+    });
+
+    const seen = new Set<string>();
+    for (const route of allRoutes) {
+      const id = constructIdOf(route.method, route.path);
+      if (seen.has(id)) throw new Error(`Two routes make the construct id ${id}: ${routeId(route)}`);
+      seen.add(id);
+      const fn = new ServiceFunction(this, id, {
+        ...baseFunction,
+        entry: route.entry,
+        description: routeId(route),
+        memorySize: route.hashesPasswords ? PASSWORD_HASHING_MEMORY_MB : SMALL_MEMORY_MB,
+        timeout: route.hashesPasswords ? PASSWORD_HASHING_TIMEOUT : DEFAULT_TIMEOUT,
+        environment: functionEnvironment(route),
+        wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
+      });
+      grantNeeds(this, fn.role, route, targets);
+
+      // Both paths of a route invoke the same function: one cold start pool, one set of alarms.
+      const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
+      const methods = versionedPaths(route.path).map((path) =>
+        this.api.root
+          .resourceForPath(path)
+          .addMethod(
+            route.method,
+            integration,
+            route.auth === 'bearer'
+              ? { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer }
+              : { authorizationType: AuthorizationType.NONE },
+          ),
+      );
+      for (const method of methods) {
+        if (route.auth === 'none') {
+          Validations.of(method).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: `${routeId(route)} is public by the contract: it is how a caller gets a token, or a health check`,
+          });
+        }
+      }
+      this.deployedRoutes.push({ route, function: fn, methods });
+    }
+    this.acknowledgeApiFindings();
+
+    if (settings.waf) {
+      const waf = new CodeRateLimitWaf(this, 'CodeRateLimit', {
+        stage: this.api.deploymentStage,
+        pathPrefix: CODE_PATH_PREFIX,
+        requestsPer5MinutesPerIp: settings.waf.codeRequestsPer5MinutesPerIp,
+        metricPrefix: `captioning-${settings.stage}-`,
+      });
+      new CfnOutput(this, 'WebAclArn', { value: waf.webAcl.attrArn, description: 'WAF web ACL on the API stage' });
+    } else {
+      Validations.of(this.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'WAF is opt-in (-c waf=true, it has a monthly cost); without it the stage and per-method throttles and the per-target code limits bound abuse',
+      });
+    }
+
+    new Operations(this, 'Operations', {
+      namespace: `CaptioningApi/${settings.stage}`,
+      api: this.api,
+      accessLogs,
+      routeFunctions: this.deployedRoutes.map((deployed) => deployed.function),
+      alarmTopicArn: settings.alarmTopicArn,
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.url,
+      description: 'Base URL: routes are under api/ (and api/v1/), e.g. <ApiUrl>api/health',
+    });
+    new CfnOutput(this, 'HealthUrl', { value: this.api.urlForPath('/api/health') });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'RootSecretArn', { value: this.rootSecret.secretArn, description: 'The ARN only; the value stays in Secrets Manager' });
+  }
+
+  /** Findings that hold for the API as a whole, each with its reason. */
+  private acknowledgeApiFindings(): void {
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Requests are validated in every handler with zod (shared/http/endpoint.ts) so that errors carry the contract body and details; a gateway model would answer in another shape',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: "Authentication is the contract's own HS256 JWT checked by a Lambda TOKEN authorizer; there is no Cognito user pool",
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The account-level API Gateway logging role uses AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS documents for it',
+      },
+    );
+    for (const method of this.api.methods) {
+      if (method.httpMethod !== 'OPTIONS') continue;
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: 'CORS preflight must be answerable without credentials; it is a mock integration that reaches no function',
+      });
+    }
+  }
+}
+
+function attributeType(name: string): AttributeType {
+  const definition = tableDefinition.AttributeDefinitions?.find((attribute) => attribute.AttributeName === name);
+  switch (definition?.AttributeType) {
+    case 'S':
+      return AttributeType.STRING;
+    case 'N':
+      return AttributeType.NUMBER;
+    case 'B':
+      return AttributeType.BINARY;
+    default:
+      throw new Error(`tableDefinition has no attribute definition for ${name}`);
+  }
+}
+
+function keyOf(schema: { AttributeName?: string; KeyType?: string }[] | undefined, keyType: 'HASH' | 'RANGE') {
+  const name = schema?.find((key) => key.KeyType === keyType)?.AttributeName;
+  return name === undefined ? undefined : { name, type: attributeType(name) };
+}
+
+function indexNames(): string[] {
+  return [...(tableDefinition.LocalSecondaryIndexes ?? []), ...(tableDefinition.GlobalSecondaryIndexes ?? [])].map((index) => index.IndexName!);
+}
+
+/** The table as shared/db/table.ts defines it (the local server creates it from the same definition). */
+function serviceTable(scope: Construct, settings: StageSettings): Table {
+  if (tableDefinition.BillingMode !== 'PAY_PER_REQUEST') throw new Error('The service table is on-demand');
+  const partitionKey = keyOf(tableDefinition.KeySchema, 'HASH');
+  if (!partitionKey) throw new Error('tableDefinition has no partition key');
+  const table = new Table(scope, 'Table', {
+    partitionKey,
+    sortKey: keyOf(tableDefinition.KeySchema, 'RANGE'),
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: TTL_ATTRIBUTE,
+    deletionProtection: settings.deletionProtection,
+    removalPolicy: settings.removalPolicy,
+  });
+  for (const index of tableDefinition.LocalSecondaryIndexes ?? []) {
+    table.addLocalSecondaryIndex({
+      indexName: index.IndexName!,
+      sortKey: keyOf(index.KeySchema, 'RANGE')!,
+      projectionType: projection(index.Projection?.ProjectionType),
+      nonKeyAttributes: index.Projection?.NonKeyAttributes,
+    });
+  }
+  for (const index of tableDefinition.GlobalSecondaryIndexes ?? []) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.IndexName!,
+      partitionKey: keyOf(index.KeySchema, 'HASH')!,
+      sortKey: keyOf(index.KeySchema, 'RANGE'),
+      projectionType: projection(index.Projection?.ProjectionType),
+      nonKeyAttributes: index.Projection?.NonKeyAttributes,
+    });
+  }
+  return table;
+}
+
+function projection(type: string | undefined): ProjectionType {
+  if (type === 'KEYS_ONLY') return ProjectionType.KEYS_ONLY;
+  if (type === 'INCLUDE') return ProjectionType.INCLUDE;
+  return ProjectionType.ALL;
+}
+
+export const STACK_NAME_PREFIX = 'CaptioningService';
+
+/** The app: one stack for the stage named in context, checked by cdk-nag's AWS Solutions rules. */
+export function addServiceStack(app: App): ServiceStack {
+  const settings = readStageSettings(app.node);
+  const stack = new ServiceStack(app, `${STACK_NAME_PREFIX}-${settings.stage}`, {
+    settings,
+    description: `Captioning account service: API, functions, table and secret (${settings.stage})`,
+    terminationProtection: settings.stage === 'prod',
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  });
+  Tags.of(stack).add('service', 'captioning-account');
+  Tags.of(stack).add('stage', settings.stage);
+  // Unacknowledged findings fail the synthesis (and so the deployment).
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  return stack;
+}

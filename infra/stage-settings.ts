@@ -1,0 +1,167 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+import { parseConfig } from '../shared/config';
+import type { Config } from '../shared/config';
+
+export type StageName = 'dev' | 'prod';
+
+/** A gateway throttle bucket: steady requests per second and burst. */
+export interface Throttle {
+  rateLimit: number;
+  burstLimit: number;
+}
+
+/** Everything the stack needs to know about one deployment. */
+export interface StageSettings {
+  stage: StageName;
+  /** The service settings every function receives as environment variables (shared/config.ts). */
+  environment: Record<string, string>;
+  config: Config;
+  authorizerCache: Duration;
+  /** Where codes are e-mailed from: the address and the identities SES may authorise it through. */
+  ses?: { fromAddress: string; identities: string[] };
+  removalPolicy: RemovalPolicy;
+  deletionProtection: boolean;
+  logRetention: RetentionDays;
+  throttle: Throttle;
+  /** The per-method limit of routes marked `throttle: 'strict'` in the route table. */
+  strictThrottle: Throttle;
+  waf?: { codeRequestsPer5MinutesPerIp: number };
+  /** An existing SNS topic the alarms notify. */
+  alarmTopicArn?: string;
+}
+
+/**
+ * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
+ * and logs less. Every value can be overridden through context (see README "Deploying").
+ */
+const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn'> & { logLevel: Config['LOG_LEVEL'] }> = {
+  dev: {
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    logRetention: RetentionDays.ONE_WEEK,
+    throttle: { rateLimit: 20, burstLimit: 40 },
+    strictThrottle: { rateLimit: 2, burstLimit: 5 },
+    logLevel: 'debug',
+  },
+  prod: {
+    removalPolicy: RemovalPolicy.RETAIN,
+    deletionProtection: true,
+    logRetention: RetentionDays.THREE_MONTHS,
+    throttle: { rateLimit: 200, burstLimit: 400 },
+    strictThrottle: { rateLimit: 10, burstLimit: 20 },
+    logLevel: 'info',
+  },
+};
+
+/**
+ * The service settings (contract section 5 and shared/config.ts) that a deployment passes to the
+ * functions. Context keys have the same names as the environment variables, so a value means the
+ * same thing locally and on AWS: `-c CODE_DAILY_LIMIT=5`.
+ */
+export const SERVICE_SETTINGS = [
+  'TOKEN_TTL_MS',
+  'CODE_TTL_SECONDS',
+  'CODE_RESEND_SECONDS',
+  'CODE_DAILY_LIMIT',
+  'AUTHORIZER_CACHE_SECONDS',
+  'SMS_ALLOWED_COUNTRY_CODES',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'SES_FROM_ADDRESS',
+  'APP_NAME',
+  'CORS_ORIGINS',
+  'LOG_LEVEL',
+] as const satisfies readonly (keyof Config)[];
+
+/** `no-reply@example.com` or `Captions <no-reply@example.com>`. */
+const FROM_ADDRESS = /^(?:[^<>]*<\s*)?([^\s<>@]+@([^\s<>@]+\.[^\s<>@]+))\s*>?$/;
+
+function text(node: Node, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') return value.trim();
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new Error(`Context value ${key} must be a string, number or boolean`);
+}
+
+function flag(node: Node, key: string): boolean {
+  const value = text(node, key);
+  if (value === undefined) return false;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`Context value ${key} must be true or false, not ${value}`);
+}
+
+function positive(node: Node, key: string, fallback: number): number {
+  const value = text(node, key);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new Error(`Context value ${key} must be a positive number, not ${value}`);
+  return number;
+}
+
+function throttle(node: Node, prefix: string, fallback: Throttle): Throttle {
+  return {
+    rateLimit: positive(node, `${prefix}RateLimit`, fallback.rateLimit),
+    burstLimit: Math.floor(positive(node, `${prefix}BurstLimit`, fallback.burstLimit)),
+  };
+}
+
+/** WAF rate rules count over 5 minutes and accept limits from 10 up. */
+function wafLimit(node: Node): number {
+  const limit = positive(node, 'wafCodeRequestsPer5Minutes', 100);
+  if (!Number.isInteger(limit) || limit < 10) throw new Error(`Context value wafCodeRequestsPer5Minutes must be a whole number of at least 10, not ${limit}`);
+  return limit;
+}
+
+/**
+ * Reads the deployment's settings from CDK context (`cdk.json` and `-c key=value`). The service
+ * settings are validated with the functions' own config schema now, so that a bad value fails
+ * `cdk synth` rather than the first cold start after a deployment.
+ */
+export function readStageSettings(node: Node): StageSettings {
+  const stage = text(node, 'stage') ?? 'dev';
+  if (stage !== 'dev' && stage !== 'prod') throw new Error(`Context value stage must be dev or prod, not ${stage}`);
+  const defaults = STAGES[stage];
+
+  const environment: Record<string, string> = { LOG_LEVEL: defaults.logLevel };
+  for (const key of SERVICE_SETTINGS) {
+    const value = text(node, key);
+    if (value !== undefined) environment[key] = value;
+  }
+  // TABLE_NAME is the stack's to set; a placeholder lets the schema check everything else.
+  const config = parseConfig({ ...environment, TABLE_NAME: 'validated-at-synth' });
+  // Every effective value goes into the functions' environment, so the template shows them all.
+  for (const key of SERVICE_SETTINGS) {
+    const value = config[key];
+    if (value === undefined) delete environment[key];
+    else environment[key] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+
+  let ses: StageSettings['ses'];
+  if (config.SES_FROM_ADDRESS !== undefined) {
+    const match = FROM_ADDRESS.exec(config.SES_FROM_ADDRESS);
+    if (!match) throw new Error(`SES_FROM_ADDRESS must be an e-mail address, optionally with a display name: ${config.SES_FROM_ADDRESS}`);
+    const [, address, domain] = match as unknown as [string, string, string];
+    // SES authorises a send through the verified address itself or through its domain.
+    ses = { fromAddress: address.toLowerCase(), identities: [address.toLowerCase(), domain.toLowerCase()] };
+  } else if (stage === 'prod') {
+    throw new Error('A prod deployment needs -c SES_FROM_ADDRESS=<verified SES address>: without it no e-mail code can be sent');
+  }
+
+  return {
+    stage,
+    environment,
+    config,
+    authorizerCache: Duration.seconds(config.AUTHORIZER_CACHE_SECONDS),
+    ses,
+    removalPolicy: defaults.removalPolicy,
+    deletionProtection: defaults.deletionProtection,
+    logRetention: defaults.logRetention,
+    throttle: throttle(node, 'throttle', defaults.throttle),
+    strictThrottle: throttle(node, 'strictThrottle', defaults.strictThrottle),
+    waf: flag(node, 'waf') ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
+    alarmTopicArn: text(node, 'alarmTopicArn'),
+  };
+}

@@ -1,0 +1,417 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
+import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import { authorizer, routeId, routes, versionedPaths } from '../../shared/routes';
+import type { RouteDefinition } from '../../shared/routes';
+import {
+  allowedActions,
+  asArray,
+  deployedMethods,
+  functionIdByDescription,
+  ofType,
+  refOf,
+  referencedIds,
+  statementsOfFunction,
+  synthesize,
+} from './synth';
+import type { DeployedMethod, Resource, Statement, Synthesized } from './synth';
+
+const ALL_ROUTES: readonly RouteDefinition[] = routes;
+const SES_FROM = 'Captions <no-reply@mail.example.com>';
+/**
+ * The SDK's optional SigV4a signers (multi-region endpoints only): required inside a try/catch or
+ * named in an error text, never loaded by our calls. Absent on purpose.
+ */
+const OPTIONAL_SDK_PACKAGES = /^@aws-sdk\/signature-v4(-crt|a)$/;
+
+let synth: Synthesized;
+let resources: Record<string, Resource>;
+let methods: DeployedMethod[];
+let functionOf: Map<RouteDefinition, string>;
+let authorizerFunctionId: string;
+
+beforeAll(() => {
+  // One synthesis (with real esbuild bundling) for the whole file.
+  synth = synthesize({ SES_FROM_ADDRESS: SES_FROM });
+  resources = synth.resources;
+  methods = deployedMethods(resources);
+  functionOf = new Map(ALL_ROUTES.map((route) => [route, functionIdByDescription(resources, routeId(route))]));
+  const [authorizerResource] = ofType(resources, 'AWS::ApiGateway::Authorizer');
+  authorizerFunctionId = [...referencedIds(authorizerResource![1].Properties.AuthorizerUri)].find(
+    (id) => resources[id]?.Type === 'AWS::Lambda::Function',
+  )!;
+});
+
+const functionsOfStack = () => ofType(resources, 'AWS::Lambda::Function');
+const statementsOf = (functionId: string): Statement[] => statementsOfFunction(resources, functionId);
+const environmentOf = (functionId: string): Record<string, unknown> => resources[functionId]!.Properties.Environment.Variables;
+
+describe('routes', () => {
+  it('serves every route of the route table at its path and its /api/v1 alias, and nothing else', () => {
+    const expected = ALL_ROUTES.flatMap((route) => versionedPaths(route.path).map((path) => `${route.method} ${path}`)).sort();
+    const deployed = methods.filter((method) => method.httpMethod !== 'OPTIONS').map((method) => `${method.httpMethod} ${method.path}`).sort();
+    expect(deployed).toEqual(expected);
+    expect(expected).toContain('POST /api/v1/auth/login');
+  });
+
+  it('puts every Bearer route behind the TOKEN authorizer and no public route', () => {
+    const [[authorizerId]] = ofType(resources, 'AWS::ApiGateway::Authorizer') as [[string, Resource]];
+    for (const route of ALL_ROUTES) {
+      for (const path of versionedPaths(route.path)) {
+        const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === path);
+        expect(method, `${route.method} ${path}`).toBeDefined();
+        if (route.auth === 'bearer') {
+          expect(method!.authorizationType, `${route.method} ${path}`).toBe('CUSTOM');
+          expect(method!.authorizerId, `${route.method} ${path}`).toBe(authorizerId);
+        } else {
+          expect(method!.authorizationType, `${route.method} ${path}`).toBe('NONE');
+          expect(method!.authorizerId, `${route.method} ${path}`).toBeUndefined();
+        }
+      }
+    }
+    expect(ALL_ROUTES.some((route) => route.auth === 'bearer') && ALL_ROUTES.some((route) => route.auth === 'none')).toBe(true);
+  });
+
+  it('gives every operation its own function, invoked by both paths of the route', () => {
+    for (const route of ALL_ROUTES) {
+      const invoked = methods
+        .filter((method) => method.httpMethod === route.method && versionedPaths(route.path).includes(method.path))
+        .map((method) => method.functionId);
+      expect(invoked, routeId(route)).toEqual([functionOf.get(route), functionOf.get(route)]);
+    }
+    const distinct = new Set(functionOf.values());
+    expect(distinct.size).toBe(ALL_ROUTES.length);
+    expect(distinct.has(authorizerFunctionId)).toBe(false);
+    // The route functions and the authorizer; no other function (no custom-resource helpers).
+    expect(functionsOfStack()).toHaveLength(ALL_ROUTES.length + 1);
+  });
+
+  it('answers CORS preflight on the route resources without credentials', () => {
+    const preflight = methods.filter((method) => method.httpMethod === 'OPTIONS');
+    for (const route of ALL_ROUTES) {
+      for (const path of versionedPaths(route.path)) {
+        const options = preflight.find((method) => method.path === path);
+        expect(options, `OPTIONS ${path}`).toBeDefined();
+        expect(options!.authorizationType).toBe('NONE');
+        expect(options!.functionId).toBeUndefined();
+      }
+    }
+  });
+});
+
+describe('functions', () => {
+  it('run on Node.js 22 or newer, arm64, ESM bundles, X-Ray active, JSON logs with a retention', () => {
+    for (const [id, fn] of functionsOfStack()) {
+      const { Runtime, Architectures, Handler, TracingConfig, LoggingConfig } = fn.Properties;
+      expect(Number(/^nodejs(\d+)\.x$/.exec(Runtime)?.[1]), id).toBeGreaterThanOrEqual(22);
+      expect(Architectures, id).toEqual(['arm64']);
+      expect(Handler, id).toBe('index.handler');
+      expect(TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(LoggingConfig.LogFormat, id).toBe('JSON');
+      const logGroup = resources[refOf(LoggingConfig.LogGroup)!]!;
+      expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+      expect(logGroup.Properties.RetentionInDays, id).toBeGreaterThan(0);
+      expect(String(fn.Properties.Environment.Variables.NODE_OPTIONS ?? ''), id).not.toContain('source-maps');
+    }
+  });
+
+  it('are minified single-file ESM bundles without source maps, with the AWS SDK inside', () => {
+    for (const [id, fn] of functionsOfStack()) {
+      const assetDir = join(synth.assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
+      expect(readdirSync(assetDir), id).toEqual(['index.mjs']);
+      const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+      expect(bundle.startsWith("import { createRequire as __createRequire } from 'node:module';"), id).toBe(true);
+      expect(bundle, id).not.toContain('sourceMappingURL');
+      // Imports left in the bundle are Node built-ins only: nothing is taken from the runtime.
+      const external = [...bundle.matchAll(/\b(?:import\s*(?:[\w$*{}\s,]+?from\s*)?|import\(\s*|require\(\s*)["']([^"']+)["']/g)].map((match) => match[1]!);
+      expect(external.filter((name) => !name.startsWith('node:') && !/^[a-z_]+$/.test(name) && !OPTIONAL_SDK_PACKAGES.test(name)), id).toEqual([]);
+      expect(external, id).toContain('node:crypto');
+      expect(/from\s*["']@aws-sdk\//.test(bundle), id).toBe(false);
+      // Minified: few, very long lines.
+      expect(bundle.split('\n').length, id).toBeLessThan(200);
+    }
+  });
+
+  it('produce a bundle that loads and answers on Node', async () => {
+    const health = ALL_ROUTES.find((route) => route.path === '/api/health')!;
+    const fn = resources[functionOf.get(health)!]!;
+    const bundle = join(synth.assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+    expect(existsSync(bundle)).toBe(true);
+    process.env.TABLE_NAME = 'bundle-check';
+    process.env.LOG_LEVEL = 'silent';
+    const { handler } = await import(pathToFileURL(bundle).href);
+    const response = await handler({ httpMethod: 'GET', path: '/api/health', headers: {}, requestContext: { requestId: 'r1' } }, {});
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 'ok' });
+  });
+
+  it('give password-hashing functions a full vCPU and keep the others small', () => {
+    for (const route of ALL_ROUTES) {
+      const { MemorySize, Timeout } = resources[functionOf.get(route)!]!.Properties;
+      if (route.hashesPasswords) expect(MemorySize, routeId(route)).toBeGreaterThanOrEqual(1769);
+      else expect(MemorySize, routeId(route)).toBeLessThanOrEqual(512);
+      // Below API Gateway's 29 s integration timeout: the function's own error is the one logged.
+      expect(Timeout, routeId(route)).toBeGreaterThanOrEqual(3);
+      expect(Timeout, routeId(route)).toBeLessThan(29);
+    }
+    expect(ALL_ROUTES.some((route) => route.hashesPasswords)).toBe(true);
+  });
+
+  it('receive the service settings, and the secret ARN exactly when their entry reads the secret', () => {
+    const settings = ['TABLE_NAME', 'TOKEN_TTL_MS', 'CODE_TTL_SECONDS', 'CODE_RESEND_SECONDS', 'CODE_DAILY_LIMIT', 'AUTHORIZER_CACHE_SECONDS', 'JWT_ISSUER', 'JWT_AUDIENCE', 'CORS_ORIGINS', 'LOG_LEVEL', 'SES_FROM_ADDRESS'];
+    const [[secretId]] = ofType(resources, 'AWS::SecretsManager::Secret') as [[string, Resource]];
+    const [[tableId]] = ofType(resources, 'AWS::DynamoDB::Table') as [[string, Resource]];
+    const needs = new Map<string, boolean>([...ALL_ROUTES.map((route) => [functionOf.get(route)!, route.secret] as const), [authorizerFunctionId, authorizer.secret]]);
+    for (const [functionId, readsSecret] of needs) {
+      const environment = environmentOf(functionId);
+      for (const name of settings) expect(environment, `${functionId} ${name}`).toHaveProperty(name);
+      expect(refOf(environment.TABLE_NAME)).toBe(tableId);
+      expect(environment.SES_FROM_ADDRESS).toBe(SES_FROM);
+      if (readsSecret) expect(environment.JWT_SECRET_ARN, functionId).toEqual({ Ref: secretId });
+      else expect(environment, functionId).not.toHaveProperty('JWT_SECRET_ARN');
+    }
+  });
+
+  it('never hold a secret value in an environment variable', () => {
+    const [[secretId]] = ofType(resources, 'AWS::SecretsManager::Secret') as [[string, Resource]];
+    expect(JSON.stringify(synth.template.toJSON())).not.toMatch(/resolve:secretsmanager|"SecretString"/);
+    for (const [id, fn] of functionsOfStack()) {
+      for (const [name, value] of Object.entries<unknown>(fn.Properties.Environment.Variables)) {
+        // No variable is named like a secret except the ARN pointer.
+        if (name !== 'JWT_SECRET_ARN') expect(name, id).not.toMatch(/SECRET|PASSWORD|PRIVATE|SIGNING|_KEY$/);
+        if (typeof value === 'string') {
+          // Nothing long and random-looking: settings are numbers, names, addresses and lists.
+          expect(value, `${id} ${name}`).not.toMatch(/^[A-Za-z0-9+/=_-]{32,}$/);
+        } else {
+          // Intrinsics: only the table name and the secret's ARN (Ref of a secret is its ARN).
+          expect(value, `${id} ${name}`).toEqual({ Ref: name === 'JWT_SECRET_ARN' ? secretId : expect.any(String) });
+          if (name !== 'JWT_SECRET_ARN') expect(resources[refOf(value)!]!.Type).toBe('AWS::DynamoDB::Table');
+        }
+      }
+    }
+  });
+});
+
+describe('least privilege', () => {
+  const WRITE = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems)$/;
+  const READ = ['dynamodb:GetItem', 'dynamodb:Query'];
+
+  it('has no wildcard action in any policy of the stack', () => {
+    const documents = [
+      ...ofType(resources, 'AWS::IAM::Policy').map(([, policy]) => policy.Properties.PolicyDocument),
+      ...ofType(resources, 'AWS::IAM::Role').flatMap(([, role]) => asArray(role.Properties.Policies).map((policy: any) => policy.PolicyDocument)),
+    ];
+    const actions = documents.flatMap((document) => asArray<Statement>(document.Statement)).flatMap((statement) => asArray(statement.Action));
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+  });
+
+  it('grants every function exactly the table access, sender and secret its route table entry declares', () => {
+    const [[secretId]] = ofType(resources, 'AWS::SecretsManager::Secret') as [[string, Resource]];
+    const [[tableId]] = ofType(resources, 'AWS::DynamoDB::Table') as [[string, Resource]];
+    const check = (label: string, functionId: string, needs: { table: string; sender?: boolean; secret: boolean }) => {
+      const statements = statementsOf(functionId);
+      const actions = allowedActions(statements);
+      const dynamo = actions.filter((action) => action.startsWith('dynamodb:'));
+      if (needs.table === 'none') expect(dynamo, label).toEqual([]);
+      else expect(dynamo, label).toEqual(expect.arrayContaining(READ));
+      if (needs.table === 'read-write') expect(dynamo.filter((action) => WRITE.test(action)), label).not.toEqual([]);
+      else expect(dynamo.filter((action) => WRITE.test(action)), label).toEqual([]);
+
+      const senders = actions.filter((action) => /^(ses|sns):/.test(action));
+      if (needs.sender) expect(senders.sort(), label).toEqual(['ses:SendEmail', 'ses:SendRawEmail', 'sns:Publish']);
+      else expect(senders, label).toEqual([]);
+
+      const secret = actions.filter((action) => action.startsWith('secretsmanager:'));
+      expect(secret, label).toEqual(needs.secret ? ['secretsmanager:GetSecretValue'] : []);
+
+      for (const statement of statements.filter((candidate) => candidate.Effect === 'Allow')) {
+        const statementActions = asArray(statement.Action);
+        const targets = referencedIds(statement.Resource);
+        // Table and secret statements name that table and that secret, not `*`.
+        if (statementActions.some((action) => action.startsWith('dynamodb:'))) expect([...targets], label).toEqual([tableId]);
+        if (statementActions.some((action) => action.startsWith('secretsmanager:'))) expect([...targets], label).toEqual([secretId]);
+        if (statement.Resource === '*') {
+          expect(statementActions.every((action) => action.startsWith('xray:') || action === 'sns:Publish'), `${label}: ${statementActions}`).toBe(true);
+        }
+      }
+    };
+    for (const route of ALL_ROUTES) check(routeId(route), functionOf.get(route)!, route);
+    check('authorizer', authorizerFunctionId, authorizer);
+    expect(authorizer.table).toBe('read');
+  });
+
+  it('limits e-mail to the configured identity and From address, and SNS publishing to SMS', () => {
+    const sender = ALL_ROUTES.find((route) => route.sender)!;
+    const statements = statementsOf(functionOf.get(sender)!);
+    const email = statements.find((statement) => asArray(statement.Action).includes('ses:SendEmail'))!;
+    const arns = JSON.stringify(email.Resource);
+    expect(arns).toContain(':identity/no-reply@mail.example.com');
+    expect(arns).toContain(':identity/mail.example.com');
+    expect(email.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@mail.example.com' } });
+    const deny = statements.find((statement) => statement.Effect === 'Deny')!;
+    expect(asArray(deny.Action)).toEqual(['sns:Publish']);
+    expect(JSON.stringify(deny.Resource)).toContain(':sns:*:*:*');
+  });
+
+  it('gives read-only routes a read grant that also covers the list index', () => {
+    const readOnly = ALL_ROUTES.find((route) => route.table === 'read')!;
+    const statement = statementsOf(functionOf.get(readOnly)!).find((candidate) => asArray(candidate.Action).includes('dynamodb:Query'))!;
+    expect(JSON.stringify(statement.Resource)).toContain(`/index/${LIST_INDEX_NAME}`);
+  });
+});
+
+describe('authorizer', () => {
+  it('is a TOKEN authorizer on the Authorization header with the Bearer pattern and a 300 s cache', () => {
+    synth.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      IdentityValidationExpression: AUTHORIZATION_HEADER_PATTERN,
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    expect(resources[authorizerFunctionId]!.Properties.Handler).toBe('index.handler');
+    expect(environmentOf(authorizerFunctionId).AUTHORIZER_CACHE_SECONDS).toBe('300');
+  });
+
+  it('may be invoked by API Gateway', () => {
+    const permissions = ofType(resources, 'AWS::Lambda::Permission').filter(([, permission]) => refOf(permission.Properties.FunctionName) === authorizerFunctionId);
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]![1].Properties.Principal).toBe('apigateway.amazonaws.com');
+  });
+});
+
+describe('gateway responses', () => {
+  const responseOf = (type: string) => ofType(resources, 'AWS::ApiGateway::GatewayResponse').find(([, response]) => response.Properties.ResponseType === type)?.[1];
+
+  it.each(Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[])('%s answers in the contract shape with CORS', (type) => {
+    const expected = GATEWAY_RESPONSES[type];
+    const response = responseOf(type);
+    expect(response, type).toBeDefined();
+    expect(response!.Properties.StatusCode).toBe(String(expected.status));
+    const template: string = response!.Properties.ResponseTemplates['application/json'];
+    // $context.error.messageString is API Gateway's message, already in quotes.
+    const body = JSON.parse(template.replace('$context.error.messageString', '"gateway message"'));
+    expect(body).toEqual({ ...expected.body, message: template.includes('$context') ? 'gateway message' : expected.body.message });
+    expect(response!.Properties.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+      'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+      'gatewayresponse.header.Cache-Control': "'no-store'",
+    });
+  });
+
+  it('covers the refusals the contract names', () => {
+    expect(responseOf('UNAUTHORIZED')!.Properties.StatusCode).toBe('401');
+    expect(responseOf('ACCESS_DENIED')!.Properties.StatusCode).toBe('401');
+    expect(responseOf('MISSING_AUTHENTICATION_TOKEN')!.Properties.StatusCode).toBe('404');
+    expect(responseOf('THROTTLED')!.Properties.StatusCode).toBe('429');
+    expect(responseOf('DEFAULT_5XX')!.Properties.ResponseTemplates['application/json']).toContain('"code":500');
+  });
+});
+
+describe('table and secret', () => {
+  it('is the one on-demand table with the code key names, PITR, TTL and the list index', () => {
+    expect(ofType(resources, 'AWS::DynamoDB::Table')).toHaveLength(1);
+    synth.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+        { AttributeName: SORT_KEY, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      LocalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: LIST_INDEX_NAME,
+          KeySchema: [
+            { AttributeName: PARTITION_KEY, KeyType: 'HASH' },
+            { AttributeName: LIST_INDEX_SORT_KEY, KeyType: 'RANGE' },
+          ],
+        }),
+      ],
+    });
+  });
+
+  it('is disposable in dev (no deletion protection, deleted with the stack)', () => {
+    const [[, table]] = ofType(resources, 'AWS::DynamoDB::Table') as [[string, Resource]];
+    expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    expect(table.DeletionPolicy).toBe('Delete');
+  });
+
+  it('generates the root secret: long, without punctuation', () => {
+    synth.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: Match.anyValue(), ExcludePunctuation: true }),
+    });
+    const [[, secret]] = ofType(resources, 'AWS::SecretsManager::Secret') as [[string, Resource]];
+    expect(secret.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(32);
+    expect(secret.Properties).not.toHaveProperty('SecretString');
+  });
+});
+
+describe('throttling, logs, tracing, alarms, outputs', () => {
+  const stage = () => ofType(resources, 'AWS::ApiGateway::Stage')[0]![1].Properties;
+
+  it('throttles the stage and tightens the code, login and password endpoints on both paths', () => {
+    const settings: any[] = stage().MethodSettings;
+    const stageWide = settings.find((setting) => setting.ResourcePath === '/*' && setting.HttpMethod === '*');
+    expect(stageWide.ThrottlingRateLimit).toBeGreaterThan(0);
+    const strict = ALL_ROUTES.filter((route) => route.throttle === 'strict');
+    expect(strict.map((route) => route.path)).toEqual(expect.arrayContaining(['/api/verify-code/send', '/api/verify-code/verify', '/api/auth/login', '/api/auth/password/reset']));
+    for (const route of strict) {
+      for (const path of versionedPaths(route.path)) {
+        const setting = settings.find((candidate) => candidate.ResourcePath === `/${path.replaceAll('/', '~1')}` && candidate.HttpMethod === route.method);
+        expect(setting, `${route.method} ${path}`).toBeDefined();
+        expect(setting.ThrottlingRateLimit).toBeLessThan(stageWide.ThrottlingRateLimit);
+        expect(setting.ThrottlingBurstLimit).toBeLessThan(stageWide.ThrottlingBurstLimit);
+      }
+    }
+  });
+
+  it('traces the stage, logs access as JSON with the request id, and never logs bodies', () => {
+    const properties = stage();
+    expect(properties.TracingEnabled).toBe(true);
+    const format = JSON.parse(properties.AccessLogSetting.Format.replace(/:\$context\.[a-zA-Z.]+/g, ':0'));
+    expect(format.requestId).toBe('$context.requestId');
+    expect(properties.AccessLogSetting.Format).not.toMatch(/sourceIp|userAgent|\$context\.path\b/);
+    for (const setting of properties.MethodSettings) {
+      expect(setting.DataTraceEnabled).toBe(false);
+      expect(setting.LoggingLevel).toBe('ERROR');
+    }
+    const logGroup = resources[refOf(properties.AccessLogSetting.DestinationArn)!]!;
+    expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('alarms on the 5xx rate, throttled requests, authorizer failures and every route function error', () => {
+    const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const serverErrors = alarms.find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('5XXError'));
+    expect(serverErrors).toBeDefined();
+
+    const filters = ofType(resources, 'AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    const alarmOnFilter = (pattern: RegExp) => {
+      const filter = filters.find((candidate) => pattern.test(candidate.FilterPattern));
+      expect(filter, String(pattern)).toBeDefined();
+      const { MetricName, MetricNamespace } = filter!.MetricTransformations[0];
+      return alarms.find((alarm) => alarm.MetricName === MetricName && alarm.Namespace === MetricNamespace);
+    };
+    expect(alarmOnFilter(/\$\.status\s*=\s*429/)).toBeDefined();
+    expect(alarmOnFilter(/AUTHORIZER_FAILURE/)).toBeDefined();
+
+    for (const route of ALL_ROUTES) {
+      const functionId = functionOf.get(route)!;
+      const errors = alarms.find(
+        (alarm) => alarm.MetricName === 'Errors' && alarm.Dimensions?.some((dimension: any) => refOf(dimension.Value) === functionId),
+      );
+      expect(errors, routeId(route)).toBeDefined();
+    }
+  });
+
+  it('outputs the API URL', () => {
+    const outputs = synth.template.toJSON().Outputs;
+    expect(outputs.ApiUrl).toBeDefined();
+    expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
+  });
+});
