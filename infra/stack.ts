@@ -256,13 +256,6 @@ export class ServiceStack extends Stack {
         reason: 'The account-level API Gateway logging role uses AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS documents for it',
       },
     );
-    for (const method of this.api.methods) {
-      if (method.httpMethod !== 'OPTIONS') continue;
-      Validations.of(method).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason: 'CORS preflight must be answerable without credentials; it is a mock integration that reaches no function',
-      });
-    }
   }
 }
 

@@ -1,0 +1,84 @@
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { addServiceStack } from '../../infra/stack';
+import { synthesize } from './synth';
+
+/**
+ * cdk-nag 3 runs as a CDK policy-validation plugin: findings are not annotations any more but a
+ * validation report, and an unacknowledged one fails the synthesis. These tests read the report
+ * directly (`validateScope`) so that a failure names the rule and the construct.
+ */
+const VARIANTS: [string, Record<string, unknown>][] = [
+  ['dev', {}],
+  ['prod with WAF and alarm topic', { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com', waf: 'true', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms' }],
+];
+
+const describeViolations = (report: ReturnType<AwsSolutionsChecks['validateScope']>) =>
+  report.violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName} (${violation.severity}) at ${resource.constructPath}`));
+
+/** Every acknowledgment in the tree: where, which rule, why. */
+function acknowledgments(root: IConstruct): { path: string; id: string; reason: string }[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context) => {
+  const { app, stack } = synthesize(context, { bundle: false });
+
+  it('has no unacknowledged finding, error or warning', () => {
+    expect(describeViolations(new AwsSolutionsChecks().validateScope(app))).toEqual([]);
+  });
+
+  it('gives every acknowledgment a reason, and each one answers a real finding', () => {
+    const acknowledged = acknowledgments(app);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const { path, id, reason } of acknowledged) {
+      expect(id, path).toMatch(/^AwsSolutions-/);
+      expect(reason.length, `${id} at ${path}`).toBeGreaterThanOrEqual(40);
+    }
+    // The same checks with acknowledgments ignored: what they would report without them.
+    const raw = new AwsSolutionsChecks();
+    (raw as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
+    const findings = raw.validateScope(app).violations.flatMap((violation) =>
+      violation.violatingResources.map((resource) => ({ id: violation.ruleName, path: resource.constructPath ?? '' })),
+    );
+    for (const { path, id } of acknowledged) {
+      const answered = findings.some((finding) => finding.id === id && (finding.path === path || finding.path.startsWith(`${path}/`)));
+      expect(answered, `stale acknowledgment ${id} at ${path}`).toBe(true);
+    }
+  });
+
+  it('has no error annotation from CDK itself', () => {
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+  });
+});
+
+describe('cdk-nag enforcement', () => {
+  it('fails the synthesis when a finding is not acknowledged', () => {
+    const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] } });
+    const stack = addServiceStack(app);
+    // A secret without rotation and without an acknowledgment: AwsSolutions-SMG4.
+    new Secret(stack, 'Unacknowledged');
+    expect(() => Template.fromStack(stack)).toThrow(/AwsSolutions-SMG4/);
+  });
+
+  it('reports findings on any stack (the checks run at all)', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Plain');
+    new Secret(stack, 'Plain');
+    expect(describeViolations(new AwsSolutionsChecks().validateScope(app)).join('\n')).toMatch(/AwsSolutions-SMG4/);
+  });
+});

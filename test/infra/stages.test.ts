@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import { routeId, routes } from '../../shared/routes';
+import type { RouteDefinition } from '../../shared/routes';
+import { allowedActions, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
+import type { Resource, Synthesized } from './synth';
+
+// Settings only: no bundling (the bundles are checked in stack.test.ts).
+const synth = (context: Record<string, unknown>) => synthesize(context, { bundle: false });
+const ALL_ROUTES: readonly RouteDefinition[] = routes;
+const PROD = { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com' };
+
+const only = (synthesized: Synthesized, type: string): Resource => {
+  const found = ofType(synthesized.resources, type);
+  expect(found, type).toHaveLength(1);
+  return found[0]![1];
+};
+const environments = (synthesized: Synthesized) => ofType(synthesized.resources, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables);
+const stageSettings = (synthesized: Synthesized) => only(synthesized, 'AWS::ApiGateway::Stage').Properties;
+
+describe('prod stage', () => {
+  const prod = synth(PROD);
+  const dev = synth({});
+
+  it('keeps the table and the secret when the stack goes, with deletion protection', () => {
+    const table = only(prod, 'AWS::DynamoDB::Table');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(only(prod, 'AWS::SecretsManager::Secret').DeletionPolicy).toBe('Retain');
+    expect(prod.stack.terminationProtection).toBe(true);
+    expect(dev.stack.terminationProtection).toBe(false);
+  });
+
+  it('is named by stage, keeps logs longer than dev and logs at info', () => {
+    expect(prod.stack.stackName).toBe('CaptioningService-prod');
+    expect(stageSettings(prod).StageName).toBe('prod');
+    const retention = (synthesized: Synthesized) => Math.min(...ofType(synthesized.resources, 'AWS::Logs::LogGroup').map(([, group]) => group.Properties.RetentionInDays));
+    expect(retention(prod)).toBeGreaterThan(retention(dev));
+    expect(new Set(environments(prod).map((environment) => environment.LOG_LEVEL))).toEqual(new Set(['info']));
+  });
+
+  it('allows more traffic than dev', () => {
+    const stageWide = (synthesized: Synthesized) => stageSettings(synthesized).MethodSettings.find((setting: any) => setting.ResourcePath === '/*');
+    expect(stageWide(prod).ThrottlingRateLimit).toBeGreaterThan(stageWide(dev).ThrottlingRateLimit);
+  });
+
+  it('refuses to synthesize without an SES sender address', () => {
+    expect(() => synth({ stage: 'prod' })).toThrow(/SES_FROM_ADDRESS/);
+  });
+});
+
+describe('settings from context', () => {
+  it('sets the authorizer cache and passes it to the functions', () => {
+    const synthesized = synth({ AUTHORIZER_CACHE_SECONDS: '60' });
+    expect(only(synthesized, 'AWS::ApiGateway::Authorizer').Properties.AuthorizerResultTtlInSeconds).toBe(60);
+    expect(new Set(environments(synthesized).map((environment) => environment.AUTHORIZER_CACHE_SECONDS))).toEqual(new Set(['60']));
+    expect(only(synth({ AUTHORIZER_CACHE_SECONDS: 0 }), 'AWS::ApiGateway::Authorizer').Properties.AuthorizerResultTtlInSeconds).toBe(0);
+  });
+
+  it('passes the contract settings to every function, normalised', () => {
+    const synthesized = synth({ CODE_DAILY_LIMIT: '5', TOKEN_TTL_MS: 3_600_000, SMS_ALLOWED_COUNTRY_CODES: '+86, 1' });
+    for (const environment of environments(synthesized)) {
+      expect(environment).toMatchObject({ CODE_DAILY_LIMIT: '5', TOKEN_TTL_MS: '3600000', SMS_ALLOWED_COUNTRY_CODES: '86,1' });
+    }
+  });
+
+  it('rejects bad values at synth time, with the setting named', () => {
+    expect(() => synth({ CODE_DAILY_LIMIT: 'ten' })).toThrow(/CODE_DAILY_LIMIT/);
+    expect(() => synth({ AUTHORIZER_CACHE_SECONDS: '7200' })).toThrow(/AUTHORIZER_CACHE_SECONDS/);
+    expect(() => synth({ stage: 'staging' })).toThrow(/stage/);
+    expect(() => synth({ SES_FROM_ADDRESS: 'nobody' })).toThrow(/SES_FROM_ADDRESS/);
+    expect(() => synth({ waf: 'yes' })).toThrow(/waf/);
+    expect(() => synth({ waf: 'true', wafCodeRequestsPer5Minutes: 5 })).toThrow(/wafCodeRequestsPer5Minutes/);
+  });
+
+  it('overrides the throttles', () => {
+    const synthesized = synth({ throttleRateLimit: 7, throttleBurstLimit: 9, strictThrottleRateLimit: 1, strictThrottleBurstLimit: 2 });
+    const settings: any[] = stageSettings(synthesized).MethodSettings;
+    expect(settings.find((setting) => setting.ResourcePath === '/*')).toMatchObject({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
+    expect(settings.find((setting) => setting.ResourcePath === '/~1api~1auth~1login')).toMatchObject({ ThrottlingRateLimit: 1, ThrottlingBurstLimit: 2 });
+  });
+
+  it('without an SES address in dev, grants no e-mail sending and still allows SMS', () => {
+    const synthesized = synth({});
+    const sender = ALL_ROUTES.find((route) => route.sender)!;
+    const actions = allowedActions(statementsOfFunction(synthesized.resources, functionIdByDescription(synthesized.resources, routeId(sender))));
+    expect(actions.filter((action) => action.startsWith('ses:'))).toEqual([]);
+    expect(actions).toContain('sns:Publish');
+    for (const environment of environments(synthesized)) expect(environment).not.toHaveProperty('SES_FROM_ADDRESS');
+  });
+
+  it('notifies an existing SNS topic from every alarm when one is given', () => {
+    const topic = 'arn:aws:sns:eu-west-1:123456789012:on-call';
+    const alarms = ofType(synth({ alarmTopicArn: topic }).resources, 'AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThan(3);
+    for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toEqual([topic]);
+  });
+});
+
+describe('CORS origins from context', () => {
+  const gatewayHeaders = (synthesized: Synthesized) =>
+    ofType(synthesized.resources, 'AWS::ApiGateway::GatewayResponse').map(([, response]) => response.Properties.ResponseParameters);
+
+  it('names a single origin literally on gateway responses and preflight', () => {
+    const synthesized = synth({ CORS_ORIGINS: 'https://app.example.com' });
+    for (const headers of gatewayHeaders(synthesized)) {
+      expect(headers['gatewayresponse.header.Access-Control-Allow-Origin']).toBe("'https://app.example.com'");
+      expect(headers['gatewayresponse.header.Vary']).toBe("'Origin'");
+    }
+    const preflight = ofType(synthesized.resources, 'AWS::ApiGateway::Method').find(([, method]) => method.Properties.HttpMethod === 'OPTIONS')![1];
+    expect(JSON.stringify(preflight.Properties.Integration)).toContain('https://app.example.com');
+    for (const environment of environments(synthesized)) expect(environment.CORS_ORIGINS).toBe('https://app.example.com');
+  });
+
+  it('echoes the caller origin on gateway responses when several are allowed, and lists them for preflight', () => {
+    const synthesized = synth({ CORS_ORIGINS: 'https://a.example.com,https://b.example.com' });
+    for (const headers of gatewayHeaders(synthesized)) {
+      expect(headers['gatewayresponse.header.Access-Control-Allow-Origin']).toBe('method.request.header.origin');
+    }
+    const preflight = ofType(synthesized.resources, 'AWS::ApiGateway::Method').find(([, method]) => method.Properties.HttpMethod === 'OPTIONS')![1];
+    const integration = JSON.stringify(preflight.Properties.Integration);
+    expect(integration).toContain('https://a.example.com');
+    expect(integration).toContain('https://b.example.com');
+  });
+});
+
+describe('WAF (-c waf=true)', () => {
+  const synthesized = synth({ waf: 'true' });
+
+  it('is absent unless asked for', () => {
+    expect(ofType(synth({}).resources, 'AWS::WAFv2::WebACL')).toEqual([]);
+  });
+
+  it('limits each IP on the code endpoints and answers 429 in the contract shape', () => {
+    const acl = only(synthesized, 'AWS::WAFv2::WebACL').Properties;
+    expect(acl.Scope).toBe('REGIONAL');
+    expect(acl.DefaultAction).toEqual({ Allow: {} });
+    const [rule] = acl.Rules;
+    const rate = rule.Statement.RateBasedStatement;
+    expect(rate).toMatchObject({ AggregateKeyType: 'IP', Limit: 100, EvaluationWindowSec: 300 });
+    expect(rule.Action.Block.CustomResponse).toEqual({ ResponseCode: 429, CustomResponseBodyKey: 'THROTTLED' });
+    expect(JSON.parse(acl.CustomResponseBodies.THROTTLED.Content)).toEqual(GATEWAY_RESPONSES.THROTTLED.body);
+
+    const pattern = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
+    for (const path of ['/api/verify-code/send', '/api/v1/verify-code/verify', '/dev/api/verify-code/send', '/prod/api/v1/verify-code/send']) {
+      expect(pattern.test(path), path).toBe(true);
+    }
+    for (const path of ['/api/auth/login', '/dev/api/users/me', '/api/verify-codes', '/x/y/api/verify-code/send']) {
+      expect(pattern.test(path), path).toBe(false);
+    }
+  });
+
+  it('is associated with the API stage', () => {
+    const association = only(synthesized, 'AWS::WAFv2::WebACLAssociation').Properties;
+    expect(JSON.stringify(association.ResourceArn)).toContain('/restapis/');
+    expect(JSON.stringify(association.ResourceArn)).toContain('/stages/');
+    expect(synthesized.template.toJSON().Outputs.WebAclArn).toBeDefined();
+  });
+});
