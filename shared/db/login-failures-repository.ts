@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
 import { keys } from './keys';
 import { isConditionFailure } from './transactions';
@@ -7,10 +7,15 @@ import { isConditionFailure } from './transactions';
  * Failed password logins of one subject: an account (`user#<id>`) or, for an e-mail or phone with
  * no account, that target, so that unknown accounts lock exactly like real ones and the lock
  * cannot be used to learn which accounts exist. Times are epoch seconds.
+ *
+ * The failures are counted over a sliding window: the times of the latest failures are kept, and
+ * any `maxFailures` of them within `windowSeconds` lock the subject. (A fixed window that restarts
+ * after `windowSeconds` would let 4 failures just before its end and 4 just after go unlocked:
+ * 8 failures in a few minutes, where the contract allows 5 in 15 minutes.)
  */
 export interface LoginFailures {
-  failures: number;
-  windowStart: number;
+  /** Times of the latest failures in the order they were recorded; only the newest few are kept. */
+  failedAt?: number[];
   lockedUntil?: number;
 }
 
@@ -27,52 +32,47 @@ export async function findLoginFailures(db: Database, subject: string): Promise<
   return result.Item as LoginFailures | undefined;
 }
 
-async function countInOpenWindow(db: Database, subject: string, now: number, policy: LockPolicy): Promise<number | undefined> {
+/**
+ * Drops all but the newest `keep` failure times: once `keep` newer failures exist, an older one can
+ * never decide a lock again. Conditioned on the list still having the length that was read: times
+ * are only appended at the end and removed from the front, so at that length the first entries are
+ * the oldest whatever happened in between. If the length changed, a later failure trims instead.
+ */
+async function trimFailures(db: Database, subject: string, length: number, keep: number): Promise<void> {
+  if (length <= keep) return;
+  const oldest = Array.from({ length: length - keep }, (_, index) => `failedAt[${index}]`);
   try {
-    const result = await db.client.send(
+    await db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: keys.loginFailures(subject),
-        UpdateExpression: 'ADD failures :one',
-        // Only a failure inside the current window adds to its count.
-        ConditionExpression: 'windowStart > :windowFloor',
-        ExpressionAttributeValues: { ':one': 1, ':windowFloor': now - policy.windowSeconds },
-        ReturnValues: 'ALL_NEW',
+        UpdateExpression: `REMOVE ${oldest.join(', ')}`,
+        ConditionExpression: 'size(failedAt) = :length',
+        ExpressionAttributeValues: { ':length': length },
       }),
     );
-    return Number(result.Attributes?.failures);
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
-}
-
-async function openWindow(db: Database, subject: string, now: number, policy: LockPolicy): Promise<boolean> {
-  try {
-    await db.client.send(
-      new PutCommand({
-        TableName: db.tableName,
-        Item: { ...keys.loginFailures(subject), failures: 1, windowStart: now, ttl: now + policy.windowSeconds + policy.lockSeconds },
-        // Replace only a missing or finished window; a concurrent failure may have opened one.
-        ConditionExpression: 'attribute_not_exists(PK) OR windowStart <= :windowFloor',
-        ExpressionAttributeValues: { ':windowFloor': now - policy.windowSeconds },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
   }
 }
 
 /** Records one failed login; returns the lock end when this failure locked the subject. */
 export async function recordLoginFailure(db: Database, subject: string, now: number, policy: LockPolicy): Promise<number | undefined> {
-  let failures: number | undefined;
-  for (let attempt = 0; attempt < 3 && failures === undefined; attempt++) {
-    failures = await countInOpenWindow(db, subject, now, policy);
-    if (failures === undefined && (await openWindow(db, subject, now, policy))) failures = 1;
-  }
-  if (failures === undefined || failures < policy.maxFailures) return undefined;
+  // An atomic append: parallel failures are all recorded, none overwrites another.
+  const result = await db.client.send(
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: keys.loginFailures(subject),
+      UpdateExpression: 'SET failedAt = list_append(if_not_exists(failedAt, :none), :now), #ttl = :ttl',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':none': [], ':now': [now], ':ttl': now + policy.windowSeconds + policy.lockSeconds },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const failedAt = (result.Attributes?.failedAt ?? []) as number[];
+  await trimFailures(db, subject, failedAt.length, policy.maxFailures);
+  const recent = failedAt.filter((at) => at > now - policy.windowSeconds).length;
+  if (recent < policy.maxFailures) return undefined;
   const lockedUntil = now + policy.lockSeconds;
   try {
     await db.client.send(
