@@ -129,6 +129,18 @@ describe('register and log in with a password', () => {
     expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
   });
 
+  it('counts any 5 failures within 15 minutes, also across a quarter-hour that began with an older failure', async () => {
+    const phone = uniquePhone();
+    expect((await register(phone, 'the right password')).status).toBe(200);
+    expectError(await login(phone, 'wrong password 1'), 400, 1, 'INVALID_CREDENTIALS');
+    api.clock.advance(14 * 60);
+    for (const attempt of [2, 3, 4]) expectError(await login(phone, `wrong password ${attempt}`), 400, 1, 'INVALID_CREDENTIALS');
+    // 16 minutes after the first failure: it no longer counts, but the three of 2 minutes ago do.
+    api.clock.advance(2 * 60);
+    for (const attempt of [5, 6]) expectError(await login(phone, `wrong password ${attempt}`), 400, 1, 'INVALID_CREDENTIALS');
+    expectError(await login(phone, 'the right password'), 400, 1, 'LOGIN_LOCKED');
+  });
+
   it('registers by phone and logs in by phone, all at /api/v1, and resets the password there', async () => {
     const phone = uniquePhone();
     const registered = await register(phone, 'phone password', '/api/v1');

@@ -2,7 +2,9 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountExistsError } from '../../shared/errors';
 import { keys } from '../../shared/db/keys';
+import { findLoginFailures, recordLoginFailure } from '../../shared/db/login-failures-repository';
 import { createUser } from '../../shared/db/users-repository';
+import { LOGIN_LOCK_POLICY } from '../../shared/identity/account-service';
 import type { UserRecord } from '../../shared/db/users-repository';
 import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi } from '../support/local-api';
@@ -151,5 +153,17 @@ describe('races', () => {
     expect(marker?.userId).toBe(winner.userId);
     const profiles = await profilesOf('email', email);
     expect(profiles.map((profile) => profile.userId)).toEqual([winner.userId]);
+  });
+
+  it('12 parallel failed logins of one account are all counted: it is locked, and the record stays small', async () => {
+    const subject = `user#race-${Date.now()}`;
+    const now = Math.floor(Date.now() / 1000);
+    const results = await Promise.all(Array.from({ length: 12 }, () => recordLoginFailure(api.db, subject, now, LOGIN_LOCK_POLICY)));
+    // Exactly one failure set the lock; the others found it running.
+    expect(results.filter((lockedUntil) => lockedUntil !== undefined)).toEqual([now + LOGIN_LOCK_POLICY.lockSeconds]);
+    const record = await findLoginFailures(api.db, subject);
+    expect(record?.lockedUntil).toBe(now + LOGIN_LOCK_POLICY.lockSeconds);
+    // The last append always sees the final length, so some trim after it leaves the newest five.
+    expect(record?.failedAt).toHaveLength(LOGIN_LOCK_POLICY.maxFailures);
   });
 });
