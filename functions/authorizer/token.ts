@@ -2,12 +2,13 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { slimSecretSource, tokenVersionLookup } from '../../shared/adapters/slim-lookups';
 import type { TokenVersionLookup } from '../../shared/adapters/slim-lookups';
 import { config } from '../../shared/config';
+import type { Config } from '../../shared/config';
 import { UnauthorizedError } from '../../shared/errors';
 import { authorize } from '../../shared/identity/authorize';
 import { createLogger } from '../../shared/logging/logger';
 import { systemClock } from '../../shared/ports/clock';
 import { cachedKeys } from '../../shared/ports/secrets';
-import type { ServiceKeys } from '../../shared/ports/secrets';
+import type { SecretSource, ServiceKeys } from '../../shared/ports/secrets';
 import { portOverrides } from '../../shared/runtime';
 
 /**
@@ -15,14 +16,25 @@ import { portOverrides } from '../../shared/runtime';
  * It uses no AWS SDK (see shared/adapters/slim-lookups.ts): its cold start sits in front of
  * every Bearer request whose token is not in API Gateway's cache.
  */
-let keys: (() => Promise<ServiceKeys>) | undefined;
-let tokenVersion: TokenVersionLookup | undefined;
+let dependencies:
+  | { cfg: Config; secrets: SecretSource | undefined; keys: () => Promise<ServiceKeys>; tokenVersion: TokenVersionLookup }
+  | undefined;
 
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const cfg = config();
   const overrides = portOverrides();
-  keys ??= cachedKeys(overrides.secrets ?? slimSecretSource(cfg));
-  tokenVersion ??= tokenVersionLookup(cfg);
+  // Built once per container. Rebuilt only when the settings or the secret source are replaced:
+  // a local server started after another in the same process (tests) has its own table and root
+  // secret, and must not verify tokens with the first one's key or read the first one's table.
+  if (dependencies?.cfg !== cfg || dependencies.secrets !== overrides.secrets) {
+    dependencies = {
+      cfg,
+      secrets: overrides.secrets,
+      keys: cachedKeys(overrides.secrets ?? slimSecretSource(cfg)),
+      tokenVersion: tokenVersionLookup(cfg),
+    };
+  }
+  const { keys, tokenVersion } = dependencies;
   try {
     return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, tokenVersion, keys });
   } catch (error) {
