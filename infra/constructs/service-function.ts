@@ -8,6 +8,7 @@ import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { lambdaEsbuildOptions } from '../bundling/options';
 
 /** The repository root: route-table entries are relative to it, and so is the lock file. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,12 +22,6 @@ export const RUNTIME = Runtime.NODEJS_24_X;
 /** scrypt at N=2^17, r=8 is CPU-bound: Lambda gives a full vCPU from 1769 MB. */
 export const PASSWORD_HASHING_MEMORY_MB = 1769;
 export const SMALL_MEMORY_MB = 256;
-
-/**
- * ESM bundles of CommonJS dependencies still call `require` for Node built-ins; ESM has none,
- * so the bundle defines one first.
- */
-const ESM_REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export interface ServiceFunctionProps {
   /** Handler source, relative to the repository root (a route table `entry`). */
@@ -82,15 +77,18 @@ export class ServiceFunction extends Construct {
       // Our logger already writes one JSON object per line; JSON format makes Lambda's own
       // START/END/REPORT lines JSON too, so Logs Insights queries one shape.
       loggingFormat: LoggingFormat.JSON,
+      // The options the benchmarks measure (infra/bundling/options.ts), so what ships is what was measured.
       bundling: {
         forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
+        format: lambdaEsbuildOptions.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
+        target: lambdaEsbuildOptions.target,
+        mainFields: [...lambdaEsbuildOptions.mainFields],
+        banner: lambdaEsbuildOptions.banner.js,
+        minify: lambdaEsbuildOptions.minify,
         // Source maps would mean --enable-source-maps, which slows cold starts and every stack trace.
-        sourceMap: false,
+        sourceMap: lambdaEsbuildOptions.sourcemap,
         bundleAwsSDK: true,
+        esbuildArgs: { '--alias': Object.entries(lambdaEsbuildOptions.alias).map(([module, replacement]) => `${module}=${replacement}`) },
         charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
       },

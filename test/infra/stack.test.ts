@@ -125,7 +125,8 @@ describe('functions', () => {
       const assetDir = join(synth.assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
       expect(readdirSync(assetDir), id).toEqual(['index.mjs']);
       const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
-      expect(bundle.startsWith("import { createRequire as __createRequire } from 'node:module';"), id).toBe(true);
+      // ESM with `require` defined for bundled CommonJS code.
+      expect(bundle, id).toMatch(/^import \{ createRequire as (\w+) \} from 'node:module'; const require = \1\(import\.meta\.url\);/);
       expect(bundle, id).not.toContain('sourceMappingURL');
       // Imports left in the bundle are Node built-ins only: nothing is taken from the runtime.
       const external = [...bundle.matchAll(/\b(?:import\s*(?:[\w$*{}\s,]+?from\s*)?|import\(\s*|require\(\s*)["']([^"']+)["']/g)].map((match) => match[1]!);
