@@ -7,8 +7,12 @@ import type { Target } from './targets';
 
 export const verifyCodeSchema = z.string().regex(new RegExp(`^\\d{${CODE_LENGTH}}$`), `must be ${CODE_LENGTH} digits`);
 
-/** A new password: 8 to 128 characters (contract section 3) and not a common one. */
-export const newPasswordSchema = z
+/**
+ * A new password: 8 to 128 characters (contract section 3) and not a common one.
+ * `@__PURE__` lets esbuild drop this schema, and with it the 36 KB common-password list, from the
+ * functions that never take a new password (login, verify): zod calls are not side-effect free to it.
+ */
+export const newPasswordSchema = /* @__PURE__ */ z
   .string()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)

@@ -1,0 +1,2 @@
+/** The cold-import floor of the authorizer: a bundle with nothing in it, built with the same options. */
+export {};

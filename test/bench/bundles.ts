@@ -1,0 +1,117 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import type { Metafile } from 'esbuild';
+import { lambdaEsbuildOptions } from '../../infra/bundling/options';
+import { authorizer, routeId, routes } from '../../shared/routes';
+
+/**
+ * Every Lambda function built exactly as it is deployed (the shared `lambdaEsbuildOptions`), one
+ * esbuild run per function as the CDK stack does, plus the two floors the cold-import benchmark
+ * compares against. Used by `npm run bench` and by test/unit/bundles.test.ts.
+ */
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const AUTHORIZER = 'authorizer';
+export const BASELINE_DYNAMODB = 'baseline: DynamoDB document client';
+export const BASELINE_EMPTY = 'baseline: empty bundle';
+
+export interface BundleTarget {
+  /** A route id (`GET /api/users/me`), `authorizer`, or a baseline name. */
+  name: string;
+  entry: string;
+  kind: 'function' | 'authorizer' | 'baseline';
+  /** For functions: whether the route touches the table (its cold start then includes the client). */
+  usesTable: boolean;
+}
+
+export interface BuiltBundle extends BundleTarget {
+  file: string;
+  bytes: number;
+  /** Bytes in the output from files outside node_modules: our own code (and data). */
+  ownBytes: number;
+  /** Every import the bundle leaves to run time. */
+  runtimeImports: string[];
+  /** Bytes in the output per source file, for finding what makes a bundle big. */
+  inputs: Record<string, number>;
+  metafile: Metafile;
+}
+
+export function functionTargets(): BundleTarget[] {
+  return [
+    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', usesTable: route.table !== 'none' })),
+    { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', usesTable: true },
+  ];
+}
+
+export const baselineTargets = (): BundleTarget[] => [
+  { name: BASELINE_DYNAMODB, entry: 'test/bench/baseline-dynamodb.ts', kind: 'baseline', usesTable: true },
+  { name: BASELINE_EMPTY, entry: 'test/bench/baseline-empty.ts', kind: 'baseline', usesTable: false },
+];
+
+const isOwn = (input: string) => !input.split(/[\\/]/).includes('node_modules');
+
+async function buildOne(target: BundleTarget, outdir: string, index: number): Promise<BuiltBundle> {
+  // `.mjs` as the CDK's ESM bundling names it, so Node loads it as a module wherever it lies.
+  const file = join(outdir, `${String(index).padStart(2, '0')}-${basename(target.entry, '.ts')}.mjs`);
+  const result = await build({
+    ...lambdaEsbuildOptions,
+    mainFields: [...lambdaEsbuildOptions.mainFields],
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: [join(PROJECT_ROOT, target.entry)],
+    outfile: file,
+    metafile: true,
+    logLevel: 'error',
+  });
+  const metafile = result.metafile!;
+  const outputs = Object.values(metafile.outputs);
+  if (outputs.length !== 1) throw new Error(`${target.entry}: expected one output file, got ${outputs.length}`);
+  const output = outputs[0]!;
+  const inputs = Object.fromEntries(Object.entries(output.inputs).map(([path, { bytesInOutput }]) => [path, bytesInOutput]));
+  return {
+    ...target,
+    file,
+    bytes: output.bytes,
+    ownBytes: Object.entries(inputs).reduce((sum, [path, bytes]) => sum + (isOwn(path) ? bytes : 0), 0),
+    runtimeImports: [...new Set([...output.imports.filter((item) => item.external).map((item) => item.path), ...bareImportsIn(readFileSync(file, 'utf8'))])].sort(),
+    inputs,
+    metafile,
+  };
+}
+
+/**
+ * Module names the bundle text itself loads: `import ... from "x"`, `import("x")`, `require("x")`.
+ * The metafile lists static externals; this also catches a `require` of a package that esbuild
+ * could not resolve and left in place.
+ */
+export function bareImportsIn(code: string): string[] {
+  const found = new Set<string>();
+  const patterns = [
+    /\bimport\s*(?:[\w*${}\s,]+from\s*)?["']([^"']+)["']/g,
+    /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+    /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const match of code.matchAll(pattern)) found.add(match[1]!);
+  return [...found];
+}
+
+/** Builds the given targets into a fresh temporary directory (or `outdir`), in parallel. */
+export async function buildBundles(targets: BundleTarget[], outdir = mkdtempSync(join(tmpdir(), 'bench-bundles-'))): Promise<BuiltBundle[]> {
+  return Promise.all(targets.map((target, index) => buildOne(target, outdir, index)));
+}
+
+/** The biggest contributors to a bundle, by package (node_modules) or by file (our own code). */
+export function largestInputs(bundle: BuiltBundle, count = 8): { input: string; bytes: number }[] {
+  const byPackage = new Map<string, number>();
+  for (const [path, bytes] of Object.entries(bundle.inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+    const key = match ? match[1]! : path;
+    byPackage.set(key, (byPackage.get(key) ?? 0) + bytes);
+  }
+  return [...byPackage]
+    .map(([input, bytes]) => ({ input, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, count);
+}

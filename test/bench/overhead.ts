@@ -1,0 +1,122 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ReadOperation, SeededAccount } from './fixtures';
+import { findRoute, replay, waves } from './harness';
+import type { Bench, RecordedCommand } from './harness';
+import { median, ratio, round, shuffled } from './stats';
+
+/**
+ * What the service adds to the DynamoDB round trips of a request: the handler, invoked in process
+ * with a REST proxy event, against exactly the DynamoDB commands it issued, replayed on a bare
+ * document client with the same settings. Both run alternately in one loop.
+ */
+export interface OverheadResult {
+  operation: string;
+  handlerP50Us: number;
+  bareP50Us: number;
+  ratio: number;
+}
+
+export interface ThroughputResult {
+  operation: string;
+  handlerOpsPerSec: number;
+  bareOpsPerSec: number;
+  ratio: number;
+  concurrency: number;
+}
+
+/** A read operation ready to run both ways: `handler()` and `bare()` each do one request and return its duration in ms. */
+export interface PairedOperation {
+  id: string;
+  commands: RecordedCommand[];
+  handler(): Promise<number>;
+  bare(): Promise<number>;
+}
+
+export async function pairOperation(bench: Bench, operation: ReadOperation, account: SeededAccount, bare: DynamoDBDocumentClient = bench.bare): Promise<PairedOperation> {
+  const route = findRoute(operation.id);
+  const run = await bench.handler(route);
+  const spec = operation.spec(account);
+  const handler = async () => {
+    // The event is built as API Gateway would have built it before the function was called.
+    const event = bench.event(route, spec);
+    const context = bench.context(route, event);
+    const started = performance.now();
+    const result = await run(event, context);
+    const duration = performance.now() - started;
+    if (result.statusCode !== 200) throw new Error(`${operation.id} answered ${result.statusCode}: ${result.body}`);
+    return duration;
+  };
+  for (let index = 0; index < 10; index++) await handler();
+  const commands = await bench.record(handler);
+  if (commands.length === 0) throw new Error(`${operation.id} issued no DynamoDB command`);
+  const plan = waves(commands);
+  const bareOnce = async () => {
+    const started = performance.now();
+    await replay(bare, plan);
+    return performance.now() - started;
+  };
+  for (let index = 0; index < 10; index++) await bareOnce();
+  return { id: operation.id, commands, handler, bare: bareOnce };
+}
+
+export async function measureOverhead(operations: PairedOperation[], iterations: number): Promise<OverheadResult[]> {
+  const results: OverheadResult[] = [];
+  for (const operation of operations) {
+    const handlerMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let index = 0; index < iterations; index++) {
+      // Alternate which side goes first, so neither always follows the other's garbage.
+      for (const side of index % 2 === 0 ? (['handler', 'bare'] as const) : (['bare', 'handler'] as const)) {
+        (side === 'handler' ? handlerMs : bareMs).push(await operation[side]());
+      }
+    }
+    const handlerP50 = median(handlerMs) * 1000;
+    const bareP50 = median(bareMs) * 1000;
+    results.push({ operation: operation.id, handlerP50Us: Math.round(handlerP50), bareP50Us: Math.round(bareP50), ratio: ratio(handlerP50, bareP50) });
+  }
+  return results;
+}
+
+/** Completed requests per second with `concurrency` requests always in flight for `windowMs`. */
+async function opsPerSecond(once: () => Promise<number>, concurrency: number, windowMs: number): Promise<number> {
+  const started = performance.now();
+  const deadline = started + windowMs;
+  let completed = 0;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      await once();
+      completed++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return completed / ((performance.now() - started) / 1000);
+}
+
+export async function measureThroughput(
+  operations: PairedOperation[],
+  concurrencies: number[],
+  options: { rounds: number; windowMs: number },
+): Promise<ThroughputResult[]> {
+  const results: ThroughputResult[] = [];
+  for (const operation of operations) {
+    for (const concurrency of concurrencies) {
+      const handler: number[] = [];
+      const bare: number[] = [];
+      for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
+        for (const side of shuffled(['handler', 'bare'] as const)) {
+          (side === 'handler' ? handler : bare).push(await opsPerSecond(operation[side], concurrency, options.windowMs));
+        }
+      }
+      const handlerOps = median(handler);
+      const bareOps = median(bare);
+      results.push({
+        operation: operation.id,
+        handlerOpsPerSec: round(handlerOps, 0),
+        bareOpsPerSec: round(bareOps, 0),
+        ratio: ratio(handlerOps, bareOps),
+        concurrency,
+      });
+    }
+  }
+  return results;
+}

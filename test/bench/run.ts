@@ -1,0 +1,201 @@
+import { writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { BASELINE_DYNAMODB, BASELINE_EMPTY, baselineTargets, buildBundles, functionTargets, largestInputs } from './bundles';
+import type { BuiltBundle } from './bundles';
+import { measureColdImports } from './cold-import';
+import type { ColdImportResult } from './cold-import';
+import { TYPICAL_ACCOUNT, readOperations, seedAccount } from './fixtures';
+import { GOALS, KB } from './goals';
+import { startBench } from './harness';
+import { measureEnumeration, measureScrypt } from './identity';
+import type { EnumerationResult } from './identity';
+import { measureOverhead, measureThroughput, pairOperation } from './overhead';
+import type { OverheadResult, PairedOperation, ThroughputResult } from './overhead';
+import { READ_COST_OPERATIONS, measureReadCost } from './read-cost';
+import type { ReadCostResult } from './read-cost';
+
+/**
+ * `npm run bench [-- --json FILE] [-- --quick]`: bundles, cold import, handler overhead, read cost,
+ * scrypt, throughput and login timing, each next to its floor measured in the same run.
+ * `--quick` runs a few samples of everything (to check the benchmark itself, not to quote).
+ */
+interface Report {
+  bundles: { function: string; bytes: number; ownBytes: number }[];
+  coldImport: ColdImportResult[];
+  overhead: OverheadResult[];
+  readCost: ReadCostResult[];
+  scrypt: { medianMs: number };
+  throughput: ThroughputResult[];
+  enumeration: EnumerationResult;
+}
+
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+const quick = args.includes('--quick');
+const jsonFile = option('--json');
+const settings = quick
+  ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300 }
+  : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 3, windowMs: 1000 };
+
+const THROUGHPUT_OPERATIONS = ['GET /api/users/me', 'GET /api/behavior/stats', 'GET /api/transcriptions'];
+const CONCURRENCIES = [1, 8, 32];
+
+const started = performance.now();
+const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+function table(title: string, header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  return [`\n${title}`, line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+const kb = (bytes: number) => (bytes / KB).toFixed(1);
+const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+function bundleGoal(bundle: BuiltBundle) {
+  return bundle.kind === 'authorizer' ? GOALS.authorizerBytes : GOALS.functionBytes;
+}
+
+function coldGoalMet(result: ColdImportResult, bundle: BuiltBundle | undefined): boolean {
+  if (bundle?.kind === 'authorizer') return result.medianMs - result.baselineMedianMs <= GOALS.authorizerColdImportMs;
+  return result.ratio <= GOALS.coldImportRatio;
+}
+
+async function main() {
+  log('building every function with the Lambda bundling options');
+  const built = await buildBundles([...functionTargets(), ...baselineTargets()]);
+  const functions = built.filter((bundle) => bundle.kind !== 'baseline');
+  const floors = { dynamodb: built.find((bundle) => bundle.name === BASELINE_DYNAMODB)!, empty: built.find((bundle) => bundle.name === BASELINE_EMPTY)! };
+
+  log(`cold import: ${functions.length} functions x ${settings.coldRuns} fresh processes, each next to its floor`);
+  const coldImport = await measureColdImports(functions, floors, settings.coldRuns, (done, total) => {
+    if (done % 5 === 0 || done === total) log(`cold import round ${done}/${total}`);
+  });
+  rmSync(dirname(floors.dynamodb.file), { recursive: true, force: true });
+
+  log('starting DynamoDB Local and seeding accounts through the handlers');
+  const bench = await startBench();
+  try {
+    const typical = await seedAccount(bench, 'typical', TYPICAL_ACCOUNT);
+    const small = await seedAccount(bench, 'small', { transcriptions: 10, events: 10, days: 10 });
+    log(`seeding the large account: ${settings.largeRecords} records and ${settings.largeRecords} events`);
+    const large = await seedAccount(bench, 'large', { transcriptions: settings.largeRecords, events: settings.largeRecords, days: 400, concurrency: 8 });
+
+    const { operations, skipped } = readOperations();
+    log(`overhead: ${operations.length} read operations x ${settings.overheadIterations}, handler and bare SDK alternately`);
+    const paired: PairedOperation[] = [];
+    for (const operation of operations) paired.push(await pairOperation(bench, operation, typical));
+    const overhead = await measureOverhead(paired, settings.overheadIterations);
+
+    log('read cost: 10 vs many records and events');
+    const readCost: ReadCostResult[] = [];
+    for (const operation of READ_COST_OPERATIONS) {
+      if (!operations.some((candidate) => candidate.id === operation)) {
+        log(`read cost: ${operation} is not in the route table yet; skipped`);
+        continue;
+      }
+      readCost.push(await measureReadCost(bench, operation, small, large, settings.readIterations));
+    }
+
+    log(`throughput at concurrency ${CONCURRENCIES.join(', ')}`);
+    const throughput = await measureThroughput(
+      paired.filter((operation) => THROUGHPUT_OPERATIONS.includes(operation.id)),
+      CONCURRENCIES,
+      settings,
+    );
+
+    log('scrypt and login timing');
+    const scrypt = await measureScrypt(settings.scryptRuns);
+    const enumeration = await measureEnumeration(bench, settings.enumerationSamples);
+
+    const report: Report = {
+      bundles: functions.map((bundle) => ({ function: bundle.name, bytes: bundle.bytes, ownBytes: bundle.ownBytes })),
+      coldImport,
+      overhead,
+      readCost,
+      scrypt,
+      throughput,
+      enumeration,
+    };
+    print(report, functions, paired, skipped);
+    if (jsonFile) {
+      writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+      log(`JSON written to ${jsonFile}`);
+    }
+  } finally {
+    await bench.close();
+  }
+  log('done');
+}
+
+function print(report: Report, functions: BuiltBundle[], paired: PairedOperation[], skipped: string[]) {
+  const bundleByName = new Map(functions.map((bundle) => [bundle.name, bundle]));
+  const out: string[] = [];
+  out.push(
+    table(
+      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes)`,
+      ['function', 'KB', 'own KB', 'goal', 'largest parts (KB)'],
+      functions.map((bundle) => [
+        bundle.name,
+        kb(bundle.bytes),
+        kb(bundle.ownBytes),
+        mark(bundle.bytes <= bundleGoal(bundle) && bundle.ownBytes <= GOALS.ownBytes),
+        largestInputs(bundle, 4)
+          .map((part) => `${part.input.replace(/^.*\//, '')} ${kb(part.bytes)}`)
+          .join(', '),
+      ]),
+    ),
+  );
+  out.push(
+    table(
+      `Cold import, median of fresh processes (goal: ratio <= ${GOALS.coldImportRatio}; authorizer within ${GOALS.authorizerColdImportMs} ms of an empty bundle)`,
+      ['function', 'ms', 'floor ms', 'ratio', 'goal'],
+      report.coldImport.map((row) => [row.function, row.medianMs.toFixed(1), row.baselineMedianMs.toFixed(1), row.ratio.toFixed(3), mark(coldGoalMet(row, bundleByName.get(row.function)))]),
+    ),
+  );
+  const commandsOf = new Map(paired.map((operation) => [operation.id, operation.commands.map((command) => command.Command.name.replace(/Command$/, '')).join('+')]));
+  out.push(
+    table(
+      `Handler overhead, p50 in process against DynamoDB Local (goal: ratio <= ${GOALS.overheadRatio})`,
+      ['operation', 'handler us', 'bare SDK us', 'ratio', 'goal', 'DynamoDB calls'],
+      report.overhead.map((row) => [row.operation, row.handlerP50Us, row.bareP50Us, row.ratio.toFixed(3), mark(row.ratio <= GOALS.overheadRatio), commandsOf.get(row.operation) ?? '']),
+    ),
+  );
+  if (skipped.length > 0) out.push(`(no fixture in test/bench/fixtures.ts, not measured: ${skipped.join(', ')})`);
+  out.push(
+    table(
+      `Read cost, small (10) vs large account (goal: ratio <= ${GOALS.readCostRatio}, same requests)`,
+      ['operation', 'small us', 'large us', 'ratio', 'requests', 'goal'],
+      report.readCost.map((row) => [
+        row.operation,
+        row.smallP50Us,
+        row.largeP50Us,
+        row.ratio.toFixed(3),
+        `${row.smallRequests} / ${row.largeRequests}`,
+        mark(row.ratio <= GOALS.readCostRatio && row.smallRequests === row.largeRequests),
+      ]),
+    ),
+  );
+  out.push(
+    table(
+      `Throughput in process (goal: ratio >= ${GOALS.throughputRatio})`,
+      ['operation', 'concurrency', 'handler ops/s', 'bare ops/s', 'ratio', 'goal'],
+      report.throughput.map((row) => [row.operation, row.concurrency, row.handlerOpsPerSec, row.bareOpsPerSec, row.ratio.toFixed(3), mark(row.ratio >= GOALS.throughputRatio)]),
+    ),
+  );
+  out.push(`\nscrypt (N=2^17, r=8, p=1), median: ${report.scrypt.medianMs} ms (goal <= ${GOALS.scryptMedianMs} ms: ${mark(report.scrypt.medianMs <= GOALS.scryptMedianMs)})`);
+  out.push(
+    `Login with a wrong password, median: existing account ${report.enumeration.existingMedianMs} ms, unknown e-mail ${report.enumeration.unknownMedianMs} ms, ratio ${report.enumeration.ratio.toFixed(3)}`,
+  );
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,29 @@
+/** Small statistics for the benchmarks: order statistics only, never means (one slow GC pause skews a mean). */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  const high = Math.ceil(position);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+}
+
+export const median = (values: readonly number[]): number => quantile(values, 0.5);
+
+/** Rounds for the report: ratios to 3 decimals, times to 2 (ms) or whole microseconds. */
+export const round = (value: number, digits: number): number => {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+};
+
+export const ratio = (value: number, floor: number): number => round(value / floor, 3);
+
+/** Fisher-Yates, for measuring in an order that no periodic disturbance can line up with. */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index--) {
+    const other = Math.floor(Math.random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other]!, copy[index]!];
+  }
+  return copy;
+}
