@@ -316,6 +316,30 @@ describe('request errors of the code endpoints', () => {
     }
   });
 
+  it('answers a body above 1 MB with 413, never a 500', async () => {
+    const response = await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail(), padding: 'x'.repeat(1024 * 1024 + 1) } });
+    expectError(response, 413, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('lists the codes of a target at GET /dev/outbox, newest first, with the target normalised', async () => {
+    const email = uniqueEmail('outbox');
+    const first = await codeFor(email);
+    api.clock.advance(61);
+    const second = await codeFor(email);
+    const response = await api.request('GET', `/dev/outbox?target=${encodeURIComponent(email.toUpperCase())}`);
+    expect(response.status).toBe(200);
+    expect(response.body.map((entry: { code: string }) => entry.code)).toEqual([second, first]);
+    expect(response.body[0]).toEqual({
+      channel: 'email',
+      target: email,
+      code: second,
+      sentAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/),
+      locale: 'en',
+      subject: expect.any(String),
+      text: expect.stringContaining(second),
+    });
+  });
+
   it('serves send and verify at /api/v1 too', async () => {
     const email = uniqueEmail('v1');
     expect((await api.request('POST', '/api/v1/verify-code/send', { body: { type: 'email', target: email } })).status).toBe(200);

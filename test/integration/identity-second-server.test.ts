@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signIn, startLocalApi, uniqueEmail } from '../support/local-api';
 
@@ -15,6 +16,9 @@ describe('a second local server in the same process', () => {
     const second = await startLocalApi({ TOKEN_TTL_MS: '3600000' });
     try {
       const session = await signIn(second, uniqueEmail('second'));
+      // Its settings apply: tokens live TOKEN_TTL_MS.
+      const claims = decodeJwt(session.token);
+      expect(claims.exp! - claims.iat!).toBe(3600);
       const me = await second.request('GET', '/api/users/me', { token: session.token });
       expect(me.status, JSON.stringify(me.body)).toBe(200);
       expect(me.body.userId).toBe(session.userId);
