@@ -1,4 +1,7 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../shared/db/keys';
+import { hashPassword } from '../../shared/identity/passwords';
 import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi } from '../support/local-api';
 
@@ -139,6 +142,24 @@ describe('register and log in with a password', () => {
     api.clock.advance(2 * 60);
     for (const attempt of [5, 6]) expectError(await login(phone, `wrong password ${attempt}`), 400, 1, 'INVALID_CREDENTIALS');
     expectError(await login(phone, 'the right password'), 400, 1, 'LOGIN_LOCKED');
+  });
+
+  it('upgrades a hash made with weaker parameters at the next login', async () => {
+    const email = uniqueEmail('rehash');
+    const session = await signIn(api, email);
+    const weak = await hashPassword('an old password', { ln: 10, r: 8, p: 1 });
+    await api.db.client.send(
+      new UpdateCommand({
+        TableName: api.db.tableName,
+        Key: keys.user(session.userId),
+        UpdateExpression: 'SET passwordHash = :hash',
+        ExpressionAttributeValues: { ':hash': weak },
+      }),
+    );
+    expect((await login(email, 'an old password')).status).toBe(200);
+    const stored = await api.db.client.send(new GetCommand({ TableName: api.db.tableName, Key: keys.user(session.userId), ConsistentRead: true }));
+    expect(stored.Item?.passwordHash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);
+    expect((await login(email, 'an old password')).status).toBe(200);
   });
 
   it('registers by phone and logs in by phone, all at /api/v1, and resets the password there', async () => {
