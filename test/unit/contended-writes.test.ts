@@ -37,7 +37,7 @@ function conflictsThenSuccess(conflicts: number) {
 }
 
 describe('writes in a user partition', () => {
-  it('outlast 14 conflicts in a row', async () => {
+  it('outlast a conflict on all but the last attempt of their budget', async () => {
     conflictsThenSuccess(USER_WRITE_RETRY.maxAttempts - 1);
     await writeAtomically(db, writes, USER_WRITE_RETRY);
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(USER_WRITE_RETRY.maxAttempts);
