@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, parseConfig } from '../../shared/config';
 
 const minimal = { TABLE_NAME: 'accounts' };
@@ -42,5 +42,16 @@ describe('parseConfig', () => {
       expect(() => parseConfig(env), JSON.stringify(env)).toThrow(ConfigError);
       expect(() => parseConfig(env)).toThrow(setting);
     }
+  });
+});
+
+describe('on Lambda', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('a bad setting fails the cold start (module init), not a later request', async () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'get-me');
+    vi.stubEnv('TABLE_NAME', 'accounts');
+    vi.stubEnv('TOKEN_TTL_MS', 'one day');
+    await expect(import('../../functions/users/get-me')).rejects.toThrow(/TOKEN_TTL_MS/);
   });
 });
