@@ -1,4 +1,4 @@
-import { assertAccountCurrent } from '../db/account-guard';
+import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { insertEvent, listEvents, readStats } from '../db/events-repository';
 import type { BehaviorEvent } from '../db/events-repository';
@@ -39,8 +39,7 @@ export function recordEvent(ctx: ServiceContext, account: AccountRef, input: Gen
 
 /** One type's events, newest first. */
 export async function listByType(ctx: ServiceContext, account: AccountRef, eventType: EventType, page: PageRequest): Promise<Page<BehaviorEvent>> {
-  const [result] = await Promise.all([listEvents(ctx.db, account.userId, eventType, page), assertAccountCurrent(ctx.db, account)]);
-  return result;
+  return readForAccount(ctx.db, account, () => listEvents(ctx.db, account.userId, eventType, page));
 }
 
 /**
@@ -48,7 +47,7 @@ export async function listByType(ctx: ServiceContext, account: AccountRef, event
  * order of types), from the aggregates kept with each event.
  */
 export async function stats(ctx: ServiceContext, account: AccountRef) {
-  const [types] = await Promise.all([readStats(ctx.db, account.userId), assertAccountCurrent(ctx.db, account)]);
+  const types = await readForAccount(ctx.db, account, () => readStats(ctx.db, account.userId));
   const byType = new Map(types.map((entry) => [entry.eventType, entry]));
   return {
     loginCount: byType.get('login')?.count ?? 0,

@@ -18,7 +18,7 @@ const isGeneralType = (value: string): value is GeneralEventType => (GENERAL_EVE
 /** Contract section 4: what `eventValue` may be for each type. */
 export const EVENT_VALUE_RULES: Record<GeneralEventType, z.ZodType<string>> = {
   translation_on: z.enum(['true', 'false'], 'must be "true" or "false" for translation_on'),
-  voice_provider: textField(1, 64),
+  voice_provider: textField(1, 64).refine((value) => value.trim().length > 0, 'must not be blank'),
   language_choice: languageTagSchema,
   ambient_sound: z.enum(['enabled', 'disabled'], 'must be "enabled" or "disabled" for ambient_sound'),
   subtitle_layout: z.enum(['top', 'bottom'], 'must be "top" or "bottom" for subtitle_layout'),

@@ -35,6 +35,18 @@ export async function assertAccountCurrent(db: Database, account: AccountRef): P
 }
 
 /**
+ * Runs a read beside the account check, in parallel so it adds no latency. A failed check wins
+ * over whatever the read found or failed with: a deleted account's token gets 401, never a 404
+ * from its half-purged partition.
+ */
+export async function readForAccount<T>(db: Database, account: AccountRef, read: () => Promise<T>): Promise<T> {
+  const [check, result] = await Promise.allSettled([assertAccountCurrent(db, account), read()]);
+  if (check.status === 'rejected') throw check.reason;
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
+/**
  * Retries for transactions in a user's partition. Each of them includes the check above on the
  * user's profile item, and DynamoDB cancels a transaction that touches any item another ongoing
  * transaction holds (TransactionConflict), so all concurrent writes of one account serialise on

@@ -1,4 +1,4 @@
-import { assertAccountCurrent } from '../db/account-guard';
+import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { bindDevice, listDevices, unbindDevice } from '../db/devices-repository';
 import type { Device } from '../db/devices-repository';
@@ -24,6 +24,5 @@ export function unbind(ctx: ServiceContext, account: AccountRef, sn: string): Pr
 
 /** The caller's devices, newest binding first. */
 export async function list(ctx: ServiceContext, account: AccountRef, page: PageRequest): Promise<Page<Device>> {
-  const [result] = await Promise.all([listDevices(ctx.db, account.userId, page), assertAccountCurrent(ctx.db, account)]);
-  return result;
+  return readForAccount(ctx.db, account, () => listDevices(ctx.db, account.userId, page));
 }

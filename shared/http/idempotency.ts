@@ -69,11 +69,12 @@ export async function idempotently<T extends object>(
   const userId = call.account.userId;
   const requestHash = fingerprint(call.scope, call.request);
   const now = epochSeconds(ctx.clock.now());
-  const [stored] = await Promise.all([
-    findLiveIdempotencyRecord(ctx.db, userId, call.scope, key, now),
-    assertAccountCurrent(ctx.db, call.account),
-  ]);
-  if (stored) return replay(stored, requestHash);
+  const stored = await findLiveIdempotencyRecord(ctx.db, userId, call.scope, key, now);
+  if (stored) {
+    // A replay writes nothing, so no transaction checks the account: a read's rule applies.
+    await assertAccountCurrent(ctx.db, call.account);
+    return replay(stored, requestHash);
+  }
   try {
     return await perform((response) => [
       claimIdempotencyKey(

@@ -1,4 +1,4 @@
-import { assertAccountCurrent } from '../db/account-guard';
+import { assertAccountCurrent, readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
@@ -58,8 +58,7 @@ async function findOwn(ctx: ServiceContext, account: AccountRef, id: number): Pr
 }
 
 export async function get(ctx: ServiceContext, account: AccountRef, id: number): Promise<TranscriptionRecord> {
-  const [record] = await Promise.all([findOwn(ctx, account, id), assertAccountCurrent(ctx.db, account)]);
-  return publicRecord(record);
+  return publicRecord(await readForAccount(ctx.db, account, () => findOwn(ctx, account, id)));
 }
 
 /**
@@ -74,7 +73,12 @@ const MAX_CHANGE_ROUNDS = 10;
  */
 async function changeRecord<R>(ctx: ServiceContext, account: AccountRef, id: number, write: (current: StoredRecord) => Promise<R>): Promise<R> {
   for (let round = 0; round < MAX_CHANGE_ROUNDS; round++) {
-    const current = await findOwn(ctx, account, id);
+    const current = await findRecord(ctx.db, account.userId, id);
+    if (!current) {
+      // A deleted account's partition is empty: its token gets 401, not 404.
+      await assertAccountCurrent(ctx.db, account);
+      throw notFound();
+    }
     try {
       return await write(current);
     } catch (error) {
@@ -110,8 +114,7 @@ export async function remove(ctx: ServiceContext, account: AccountRef, id: numbe
 
 /** The caller's records, newest first, full records (seed 2.3). */
 export async function list(ctx: ServiceContext, account: AccountRef, page: PageRequest): Promise<Page<TranscriptionRecord>> {
-  const [result] = await Promise.all([listRecords(ctx.db, account.userId, page), assertAccountCurrent(ctx.db, account)]);
-  return result;
+  return readForAccount(ctx.db, account, () => listRecords(ctx.db, account.userId, page));
 }
 
 /**
@@ -123,6 +126,6 @@ export async function list(ctx: ServiceContext, account: AccountRef, page: PageR
 export async function usage(ctx: ServiceContext, account: AccountRef, days: number): Promise<Usage & { userId: number }> {
   const now = ctx.clock.now();
   const from = utcDate(new Date(now.getTime() - (days - 1) * DAY_MS));
-  const [result] = await Promise.all([readUsage(ctx.db, account.userId, from, utcDate(now)), assertAccountCurrent(ctx.db, account)]);
+  const result = await readForAccount(ctx.db, account, () => readUsage(ctx.db, account.userId, from, utcDate(now)));
   return { userId: account.userId, ...result };
 }

@@ -86,6 +86,7 @@ describe('DELETE /api/users/me', () => {
     const account = await populated(uniqueEmail('tokens'));
     // Warm the authorizer cache: API Gateway would keep serving this Allow for minutes.
     expect((await api.request('GET', '/api/devices', { token: account.token })).status).toBe(200);
+    const recordPath = `/api/transcriptions/${(await api.request('GET', '/api/transcriptions', { token: account.token })).body[0].transcriptionRecordId}`;
     expect((await api.request('DELETE', '/api/users/me', { token: account.token })).status).toBe(200);
 
     const attempts = [
@@ -95,6 +96,10 @@ describe('DELETE /api/users/me', () => {
       api.request('GET', '/api/transcriptions/usage', { token: account.token }),
       api.request('GET', '/api/behavior/stats', { token: account.token }),
       api.request('GET', '/api/behavior/login', { token: account.token }),
+      api.request('GET', recordPath, { token: account.token }),
+      api.request('PATCH', recordPath, { token: account.token, body: { recordTitle: 'x' } }),
+      api.request('DELETE', recordPath, { token: account.token }),
+      api.request('DELETE', `/api/devices/${account.serials[0]}`, { token: account.token }),
       bind(account, nextSn()),
       api.request('POST', '/api/transcriptions', { token: account.token, body: { recordTitle: 't', text: 'x', language: 'en-US', durationSeconds: 1 } }),
       api.request('POST', '/api/transcriptions', {

@@ -91,6 +91,7 @@ describe('POST /api/behavior/events', () => {
     ['translation_on as a boolean', { eventType: 'translation_on', eventValue: true }, 'body.eventValue'],
     ['translation_on TRUE', { eventType: 'translation_on', eventValue: 'TRUE' }, 'body.eventValue'],
     ['an empty voice_provider', { eventType: 'voice_provider', eventValue: '' }, 'body.eventValue'],
+    ['a blank voice_provider', { eventType: 'voice_provider', eventValue: '  ' }, 'body.eventValue'],
     ['a voice_provider of 65 characters', { eventType: 'voice_provider', eventValue: 'p'.repeat(65) }, 'body.eventValue'],
     ['language_choice chinese', { eventType: 'language_choice', eventValue: 'chinese' }, 'body.eventValue'],
     ['ambient_sound on', { eventType: 'ambient_sound', eventValue: 'on' }, 'body.eventValue'],
