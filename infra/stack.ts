@@ -12,7 +12,7 @@ import {
   RestApi,
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { Method, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
+import type { CorsOptions, IResource, Method, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -148,14 +148,24 @@ export class ServiceStack extends Stack {
             ]),
         ),
       },
-      defaultCorsPreflightOptions: {
-        allowOrigins: corsOrigins.trim() === '*' ? Cors.ALL_ORIGINS : corsOrigins.split(',').map((origin) => origin.trim()),
-        allowHeaders: CORS_ALLOWED_HEADERS.split(','),
-        allowMethods: [...new Set(allRoutes.map((route) => route.method)), 'OPTIONS'],
-        exposeHeaders: CORS_EXPOSED_HEADERS.split(','),
-        maxAge: Duration.minutes(10),
-      },
     });
+    // Preflight on the resources that serve routes only, not on every path prefix (/api, /api/auth ...).
+    const preflight: CorsOptions = {
+      allowOrigins: corsOrigins.trim() === '*' ? Cors.ALL_ORIGINS : corsOrigins.split(',').map((origin) => origin.trim()),
+      allowHeaders: CORS_ALLOWED_HEADERS.split(','),
+      allowMethods: [...new Set(allRoutes.map((route) => route.method)), 'OPTIONS'],
+      exposeHeaders: CORS_EXPOSED_HEADERS.split(','),
+      maxAge: Duration.minutes(10),
+    };
+    const withPreflight = new Set<IResource>();
+    const routeResource = (path: string): IResource => {
+      const resource = this.api.root.resourceForPath(path);
+      if (!withPreflight.has(resource)) {
+        resource.addCorsPreflight(preflight);
+        withPreflight.add(resource);
+      }
+      return resource;
+    };
     addGatewayResponses(this.api, corsOrigins);
 
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
@@ -184,15 +194,13 @@ export class ServiceStack extends Stack {
       // Both paths of a route invoke the same function: one cold start pool, one set of alarms.
       const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
       const methods = versionedPaths(route.path).map((path) =>
-        this.api.root
-          .resourceForPath(path)
-          .addMethod(
-            route.method,
-            integration,
-            route.auth === 'bearer'
-              ? { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer }
-              : { authorizationType: AuthorizationType.NONE },
-          ),
+        routeResource(path).addMethod(
+          route.method,
+          integration,
+          route.auth === 'bearer'
+            ? { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer }
+            : { authorizationType: AuthorizationType.NONE },
+        ),
       );
       for (const method of methods) {
         if (route.auth === 'none') {

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyDocument, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { AddToPrincipalPolicyResult, PolicyStatement, RoleProps } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -22,6 +23,26 @@ export const RUNTIME = Runtime.NODEJS_24_X;
 /** scrypt at N=2^17, r=8 is CPU-bound: Lambda gives a full vCPU from 1769 MB. */
 export const PASSWORD_HASHING_MEMORY_MB = 1769;
 export const SMALL_MEMORY_MB = 256;
+
+/**
+ * A role whose statements all live in one inline policy instead of a separate AWS::IAM::Policy
+ * resource: one CloudFormation resource less per function (a stack holds at most 500), and the
+ * function cannot start before its permissions exist.
+ */
+export class InlinePolicyRole extends Role {
+  private readonly document: PolicyDocument;
+
+  constructor(scope: Construct, id: string, props: Omit<RoleProps, 'inlinePolicies'>) {
+    const document = new PolicyDocument();
+    super(scope, id, { ...props, inlinePolicies: { permissions: document } });
+    this.document = document;
+  }
+
+  override addToPrincipalPolicy(statement: PolicyStatement): AddToPrincipalPolicyResult {
+    this.document.addStatements(statement);
+    return { statementAdded: true, policyDependable: this };
+  }
+}
 
 export interface ServiceFunctionProps {
   /** Handler source, relative to the repository root (a route table `entry`). */
@@ -45,7 +66,7 @@ export interface ServiceFunctionProps {
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
-  readonly role: Role;
+  readonly role: InlinePolicyRole;
   readonly logGroup: LogGroup;
   readonly description: string;
 
@@ -53,7 +74,7 @@ export class ServiceFunction extends Construct {
     super(scope, id);
     this.description = props.description;
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
-    this.role = new Role(this, 'Role', {
+    this.role = new InlinePolicyRole(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${props.description}: logs, and what its route table entry declares`,
     });

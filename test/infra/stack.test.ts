@@ -410,6 +410,12 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     }
   });
 
+  it('stays clear of the CloudFormation limit of 500 resources per stack', () => {
+    // Each route costs about a dozen resources (function, role, log group, alarm, methods, permissions).
+    // Near the limit: group the error alarms or split the API over nested stacks.
+    expect(Object.keys(resources).length).toBeLessThan(450);
+  });
+
   it('outputs the API URL', () => {
     const outputs = synth.template.toJSON().Outputs;
     expect(outputs.ApiUrl).toBeDefined();
