@@ -82,6 +82,17 @@ describe('list pagination', () => {
     expect(rest.body.map((record: any) => record.transcriptionRecordId)).toEqual(saved.slice(2));
   });
 
+  it('serves fewer items than the limit when DynamoDB stops at 1 MB, and the cursor carries on', async () => {
+    const account = await newAccount(api, 'bulky');
+    const saved: number[] = [];
+    // About 300 KB each: no more than three fit in one 1 MB query page.
+    for (let index = 0; index < 5; index++) saved.unshift((await saveRecord(api, account, { text: '字'.repeat(100_000) })).transcriptionRecordId);
+    const pages = await walkList(api, '/api/transcriptions', account, 5);
+    expect(pages[0]!.body.length).toBeLessThan(5);
+    expect(pages[0]!.headers.get('x-next-cursor')).toBeTruthy();
+    expect(idsOf(pages)).toEqual(saved);
+  });
+
   it.each(['0', '101', '-1', 'abc', '1.5', ''])('refuses ?limit=%s with 400', async (limit) => {
     const response = await api.request('GET', `/api/transcriptions?limit=${limit}`, { token: owner.token });
     expect(response.status).toBe(400);
