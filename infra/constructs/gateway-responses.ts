@@ -22,7 +22,7 @@ const literal = (value: string) => `'${value}'`;
  */
 export function gatewayCorsHeaders(corsOrigins: string): Record<string, string> {
   const origins = corsOrigins.split(',').map((origin) => origin.trim()).filter(Boolean);
-  const allowOrigin = origins.length === 1 ? literal(origins[0]!) : 'method.request.header.origin';
+  const allowOrigin = origins.length === 1 ? literal(origins[0]!) : 'method.request.header.Origin';
   return {
     'Access-Control-Allow-Origin': allowOrigin,
     'Access-Control-Expose-Headers': literal(CORS_EXPOSED_HEADERS),

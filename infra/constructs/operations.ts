@@ -12,7 +12,8 @@ import type { ServiceFunction } from './service-function';
 /**
  * The API's access log line: one JSON object per request with its id. No source IP, user agent,
  * path values, query or token: only the route template, the outcome and the pseudonymous user id.
- * `status` and `responseLatency` are always set, so they go in as numbers for metric filters.
+ * `status` is always set, so it goes in as a number for the metric filters; the rest are strings
+ * (API Gateway writes `-` for a value it does not have).
  */
 export const ACCESS_LOG_FORMAT = [
   '{"requestId":"$context.requestId"',
@@ -20,7 +21,7 @@ export const ACCESS_LOG_FORMAT = [
   '"method":"$context.httpMethod"',
   '"resource":"$context.resourcePath"',
   '"status":$context.status',
-  '"responseLatency":$context.responseLatency',
+  '"responseLatency":"$context.responseLatency"',
   '"integrationStatus":"$context.integration.status"',
   '"integrationLatency":"$context.integration.latency"',
   '"errorType":"$context.error.responseType"',

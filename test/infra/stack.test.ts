@@ -35,8 +35,11 @@ let methods: DeployedMethod[];
 let functionOf: Map<RouteDefinition, string>;
 let authorizerFunctionId: string;
 
+// One synthesis with real esbuild bundling for the whole file: one esbuild run per function,
+// which on a busy two-core machine can take longer than the default hook timeout.
+const SYNTH_TIMEOUT_MS = 300_000;
+
 beforeAll(() => {
-  // One synthesis (with real esbuild bundling) for the whole file.
   synth = synthesize({ SES_FROM_ADDRESS: SES_FROM });
   resources = synth.resources;
   methods = deployedMethods(resources);
@@ -45,7 +48,7 @@ beforeAll(() => {
   authorizerFunctionId = [...referencedIds(authorizerResource![1].Properties.AuthorizerUri)].find(
     (id) => resources[id]?.Type === 'AWS::Lambda::Function',
   )!;
-});
+}, SYNTH_TIMEOUT_MS);
 
 const functionsOfStack = () => ofType(resources, 'AWS::Lambda::Function');
 const statementsOf = (functionId: string): Statement[] => statementsOfFunction(resources, functionId);

@@ -116,7 +116,7 @@ describe('CORS origins from context', () => {
   it('echoes the caller origin on gateway responses when several are allowed, and lists them for preflight', () => {
     const synthesized = synth({ CORS_ORIGINS: 'https://a.example.com,https://b.example.com' });
     for (const headers of gatewayHeaders(synthesized)) {
-      expect(headers['gatewayresponse.header.Access-Control-Allow-Origin']).toBe('method.request.header.origin');
+      expect(headers['gatewayresponse.header.Access-Control-Allow-Origin']).toBe('method.request.header.Origin');
     }
     const preflight = ofType(synthesized.resources, 'AWS::ApiGateway::Method').find(([, method]) => method.Properties.HttpMethod === 'OPTIONS')![1];
     const integration = JSON.stringify(preflight.Properties.Integration);
