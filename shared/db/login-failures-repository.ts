@@ -1,78 +1,94 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, isConditionFailure } from './transactions';
 import type { Database } from './client';
 import { keys } from './keys';
-import { isConditionFailure } from './transactions';
 
 /**
- * Failed password logins of one subject: an account (`user#<id>`) or, for an e-mail or phone with
- * no account, that target, so that unknown accounts lock exactly like real ones and the lock
- * cannot be used to learn which accounts exist. Times are epoch seconds.
+ * Password attempts of one subject: an account (`user#<id>`) or, for an e-mail or phone with no
+ * account, that target, so that unknown accounts lock exactly like real ones and the lock cannot
+ * be used to learn which accounts exist. Times are epoch seconds.
  *
- * The failures are counted over a sliding window: the times of the latest failures are kept, and
- * any `maxFailures` of them within `windowSeconds` lock the subject. (A fixed window that restarts
- * after `windowSeconds` would let 4 failures just before its end and 4 just after go unlocked:
- * 8 failures in a few minutes, where the contract allows 5 in 15 minutes.)
+ * Every password check first reserves an attempt here, before scrypt runs, so a burst of parallel
+ * guesses gets no more checks than a sequence would. The item keeps the times of the latest
+ * `maxFailures` attempts in slots `s0..s4`, written round-robin (`n` counts attempts): the slot
+ * the next attempt would overwrite holds the oldest of them, and while that one is inside the
+ * window, `maxFailures` attempts fall within it and no more may start (a sliding window: no burst
+ * across a fixed window's edge gets through). A successful login deletes the item.
  */
-export interface LoginFailures {
-  /** Times of the latest failures in the order they were recorded; only the newest few are kept. */
-  failedAt?: number[];
-  lockedUntil?: number;
-}
-
 export interface LockPolicy {
   maxFailures: number;
   windowSeconds: number;
   lockSeconds: number;
 }
 
-export async function findLoginFailures(db: Database, subject: string): Promise<LoginFailures | undefined> {
+interface AttemptsItem {
+  n?: number;
+  lockedUntil?: number;
+  [slot: `s${number}`]: number | undefined;
+}
+
+export type AttemptReservation =
+  | { reserved: true; attemptsInWindow: number }
+  | { reserved: false; retryAfterSeconds: number };
+
+const MAX_ROUNDS = 12;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readAttempts(db: Database, subject: string): Promise<AttemptsItem> {
   const result = await db.client.send(
     new GetCommand({ TableName: db.tableName, Key: keys.loginFailures(subject), ConsistentRead: true }),
   );
-  return result.Item as LoginFailures | undefined;
+  return (result.Item ?? {}) as AttemptsItem;
 }
 
-/**
- * Drops all but the newest `keep` failure times: once `keep` newer failures exist, an older one can
- * never decide a lock again. Conditioned on the list still having the length that was read: times
- * are only appended at the end and removed from the front, so at that length the first entries are
- * the oldest whatever happened in between. If the length changed, a later failure trims instead.
- */
-async function trimFailures(db: Database, subject: string, length: number, keep: number): Promise<void> {
-  if (length <= keep) return;
-  const oldest = Array.from({ length: length - keep }, (_, index) => `failedAt[${index}]`);
-  try {
-    await db.client.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: keys.loginFailures(subject),
-        UpdateExpression: `REMOVE ${oldest.join(', ')}`,
-        ConditionExpression: 'size(failedAt) = :length',
-        ExpressionAttributeValues: { ':length': length },
-      }),
+/** Claims one password check for the subject, or says how long it stays locked. */
+export async function reserveLoginAttempt(db: Database, subject: string, now: number, policy: LockPolicy): Promise<AttemptReservation> {
+  const windowFloor = now - policy.windowSeconds;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const item = await readAttempts(db, subject);
+    if (item.lockedUntil !== undefined && item.lockedUntil > now) {
+      return { reserved: false, retryAfterSeconds: item.lockedUntil - now };
+    }
+    const n = item.n ?? 0;
+    const slot = `s${n % policy.maxFailures}` as const;
+    const oldest = item[slot];
+    if (oldest !== undefined && oldest > windowFloor) {
+      // maxFailures attempts already fall inside the window (some may still be running).
+      return { reserved: false, retryAfterSeconds: Math.max(1, oldest - windowFloor) };
+    }
+    const previous = Array.from({ length: policy.maxFailures }, (_, index) => item[`s${index}`]).filter(
+      (at): at is number => at !== undefined && at > windowFloor,
     );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    try {
+      await db.client.send(
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.loginFailures(subject),
+          UpdateExpression: 'SET #slot = :now, n = :next, #ttl = :ttl',
+          // Only on top of exactly what was read: a concurrent attempt or lock makes this round
+          // start again from a fresh read, so no two attempts claim the same slot.
+          ConditionExpression: n === 0 ? 'attribute_not_exists(n)' : 'n = :n',
+          ExpressionAttributeNames: { '#slot': slot, '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':now': now,
+            ':next': n + 1,
+            ':ttl': now + policy.windowSeconds + policy.lockSeconds,
+            ...(n === 0 ? {} : { ':n': n }),
+          },
+        }),
+      );
+      return { reserved: true, attemptsInWindow: previous.length + 1 };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      await sleep(backoffDelay(round));
+    }
   }
+  // Heavy contention on one account is itself a sign of an attack: fail closed, briefly.
+  return { reserved: false, retryAfterSeconds: 1 };
 }
 
-/** Records one failed login; returns the lock end when this failure locked the subject. */
-export async function recordLoginFailure(db: Database, subject: string, now: number, policy: LockPolicy): Promise<number | undefined> {
-  // An atomic append: parallel failures are all recorded, none overwrites another.
-  const result = await db.client.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: keys.loginFailures(subject),
-      UpdateExpression: 'SET failedAt = list_append(if_not_exists(failedAt, :none), :now), #ttl = :ttl',
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':none': [], ':now': [now], ':ttl': now + policy.windowSeconds + policy.lockSeconds },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  const failedAt = (result.Attributes?.failedAt ?? []) as number[];
-  await trimFailures(db, subject, failedAt.length, policy.maxFailures);
-  const recent = failedAt.filter((at) => at > now - policy.windowSeconds).length;
-  if (recent < policy.maxFailures) return undefined;
+/** Locks password login after the attempt that filled the window failed. */
+export async function lockLogin(db: Database, subject: string, now: number, policy: LockPolicy): Promise<void> {
   const lockedUntil = now + policy.lockSeconds;
   try {
     await db.client.send(
@@ -86,10 +102,8 @@ export async function recordLoginFailure(db: Database, subject: string, now: num
         ExpressionAttributeValues: { ':until': lockedUntil, ':now': now, ':ttl': lockedUntil + policy.windowSeconds },
       }),
     );
-    return lockedUntil;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
+    if (!isConditionFailure(error)) throw error;
   }
 }
 

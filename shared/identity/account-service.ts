@@ -1,4 +1,4 @@
-import { clearLoginFailures, findLoginFailures, recordLoginFailure } from '../db/login-failures-repository';
+import { clearLoginFailures, lockLogin, reserveLoginAttempt } from '../db/login-failures-repository';
 import type { LockPolicy } from '../db/login-failures-repository';
 import { allocateId } from '../db/id-allocator';
 import { createUser, findUserById, findUserByIdentity, findUserIdByIdentity, replacePassword, upgradePasswordHash } from '../db/users-repository';
@@ -91,17 +91,18 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
   const user = await findUserByIdentity(ctx.db, target.kind, target.value);
   const subject = user ? `user#${user.userId}` : `${target.kind}#${target.value}`;
   const now = epochSeconds(ctx.clock.now());
-  const failures = await findLoginFailures(ctx.db, subject);
-  if (failures?.lockedUntil !== undefined && failures.lockedUntil > now) {
-    throw new LoginLockedError('Too many failed logins. Try again later or sign in with a code.', failures.lockedUntil - now);
+  // The attempt is counted before scrypt runs: parallel guesses cannot outrun the lock.
+  const attempt = await reserveLoginAttempt(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+  if (!attempt.reserved) {
+    throw new LoginLockedError('Too many failed logins. Try again later or sign in with a code.', attempt.retryAfterSeconds);
   }
   const storedHash = user?.passwordHash ?? DUMMY_PASSWORD_HASH;
   const matches = await verifyPassword(password, storedHash);
   if (!user?.passwordHash || !matches) {
-    await recordLoginFailure(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+    if (attempt.attemptsInWindow >= LOGIN_LOCK_POLICY.maxFailures) await lockLogin(ctx.db, subject, now, LOGIN_LOCK_POLICY);
     throw new InvalidCredentialsError('The phone number, e-mail address or password is wrong.');
   }
-  if (failures) await clearLoginFailures(ctx.db, subject);
+  await clearLoginFailures(ctx.db, subject);
   if (needsRehash(storedHash)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password));
   return signedIn(ctx, user);
 }

@@ -2,7 +2,6 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountExistsError } from '../../shared/errors';
 import { keys } from '../../shared/db/keys';
-import { findLoginFailures, recordLoginFailure } from '../../shared/db/login-failures-repository';
 import { createUser } from '../../shared/db/users-repository';
 import { LOGIN_LOCK_POLICY } from '../../shared/identity/account-service';
 import type { UserRecord } from '../../shared/db/users-repository';
@@ -155,15 +154,23 @@ describe('races', () => {
     expect(profiles.map((profile) => profile.userId)).toEqual([winner.userId]);
   });
 
-  it('12 parallel failed logins of one account are all counted: it is locked, and the record stays small', async () => {
-    const subject = `user#race-${Date.now()}`;
-    const now = Math.floor(Date.now() / 1000);
-    const results = await Promise.all(Array.from({ length: 12 }, () => recordLoginFailure(api.db, subject, now, LOGIN_LOCK_POLICY)));
-    // Exactly one failure set the lock; the others found it running.
-    expect(results.filter((lockedUntil) => lockedUntil !== undefined)).toEqual([now + LOGIN_LOCK_POLICY.lockSeconds]);
-    const record = await findLoginFailures(api.db, subject);
-    expect(record?.lockedUntil).toBe(now + LOGIN_LOCK_POLICY.lockSeconds);
-    // The last append always sees the final length, so some trim after it leaves the newest five.
-    expect(record?.failedAt).toHaveLength(LOGIN_LOCK_POLICY.maxFailures);
+  it('12 parallel wrong passwords for one account get at most 5 password checks; the rest and then the right password are locked out', async () => {
+    const email = uniqueEmail('burst');
+    const registered = await api.request('POST', '/api/auth/register', {
+      body: { email, verifyCode: await codeFor(email), password: 'the right passphrase' },
+    });
+    expect(registered.status).toBe(200);
+
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => api.request('POST', '/api/auth/login', { body: { email, password: `guess number ${index}` } })),
+    );
+    // Each check is reserved before scrypt runs, so parallel guesses cannot outrun the lock.
+    const checked = burst.filter((response) => response.body.error === 'INVALID_CREDENTIALS');
+    const locked = burst.filter((response) => response.body.error === 'LOGIN_LOCKED');
+    expect(checked.length, statuses(burst).join(', ')).toBe(LOGIN_LOCK_POLICY.maxFailures);
+    expect(locked).toHaveLength(12 - LOGIN_LOCK_POLICY.maxFailures);
+
+    const right = await api.request('POST', '/api/auth/login', { body: { email, password: 'the right passphrase' } });
+    expect(right.body.error).toBe('LOGIN_LOCKED');
   });
 });
