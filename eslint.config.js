@@ -28,7 +28,7 @@ export default tseslint.config(
   },
   {
     // The local server and its scripts talk to a developer on a terminal.
-    files: ['infra/local/**', 'shared/logging/**'],
+    files: ['infra/local/**', 'infra/tools/**', 'shared/logging/**', 'test/bench/**'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -13,7 +13,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 };
 
 export const CORS_ALLOWED_HEADERS = 'Authorization,Content-Type,Accept-Language,Idempotency-Key';
-export const CORS_EXPOSED_HEADERS = 'X-Next-Cursor,Link,Retry-After';
+export const CORS_EXPOSED_HEADERS = 'X-Next-Cursor,Link,Retry-After,Idempotent-Replayed';
 
 /** `CORS_ORIGINS` is `*` or a comma-separated list; a listed origin is echoed back. */
 export function corsHeaders(allowedOrigins: string, requestOrigin: string | undefined): Record<string, string> {

@@ -3,6 +3,7 @@ import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
+import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
@@ -10,7 +11,7 @@ import { DYNAMODB_MAX_ATTEMPTS, database } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { utcDate } from '../../shared/ports/clock';
 import { overridePorts } from '../../shared/runtime';
-import { startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
+import { signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
 let api: LocalApi;
@@ -197,8 +198,8 @@ describe('Secrets Manager', () => {
 });
 
 describe('oversized requests', () => {
-  it('refuses a body over 1 MB with 413 before parsing it', async () => {
-    const password = 'x'.repeat(1024 * 1024 + 10);
+  it('refuses a body over the limit (1.5 MB) with 413 before parsing it', async () => {
+    const password = 'x'.repeat(MAX_BODY_BYTES + 10);
     const response = await api.request('POST', '/api/auth/login', { body: { email: uniqueEmail(), password } });
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ code: 413, error: 'PAYLOAD_TOO_LARGE' });
@@ -208,6 +209,20 @@ describe('oversized requests', () => {
     const response = await api.request('POST', '/api/auth/login', { rawBody: 'x'.repeat(11 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(413);
     expect(response.body.code).toBe(413);
+  });
+
+  it('accepts the largest legitimate body: a 100 000-character emoji transcription written with \\u escapes', async () => {
+    const { token } = await signIn(api, uniqueEmail('escaped'));
+    const text = '😀'.repeat(100_000);
+    // As an ASCII-only JSON encoder (Python's json.dumps default) writes it: 12 bytes a character.
+    const rawBody = JSON.stringify({ recordTitle: 'Escaped', text, language: 'en-US', durationSeconds: 60 }).replace(
+      /[\u0080-\uffff]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+    expect(rawBody.length).toBeGreaterThan(1_200_000);
+    const response = await api.request('POST', '/api/transcriptions', { rawBody, token, headers: { 'content-type': 'application/json' } });
+    expect(response.status, JSON.stringify(response.body).slice(0, 200)).toBe(200);
+    expect(response.body.textLength).toBe(100_000);
   });
 
   it('refuses a long password by validation, so it never reaches scrypt', async () => {

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
 import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
@@ -317,7 +318,7 @@ describe('request errors of the code endpoints', () => {
   });
 
   it('answers a body above 1 MB with 413, never a 500', async () => {
-    const response = await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail(), padding: 'x'.repeat(1024 * 1024 + 1) } });
+    const response = await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail(), padding: 'x'.repeat(MAX_BODY_BYTES + 1) } });
     expectError(response, 413, 413, 'PAYLOAD_TOO_LARGE');
   });
 
