@@ -108,6 +108,30 @@ export const authorizer = {
   secret: true,
 } as const;
 
+/**
+ * Work that runs on a schedule rather than per request; the stack gives each an EventBridge rule.
+ * `schedule` is an EventBridge rate or cron expression.
+ */
+export interface JobDefinition {
+  name: string;
+  entry: string;
+  schedule: string;
+  table: 'read' | 'read-write';
+  /** Seconds; jobs may run longer than requests. */
+  timeoutSeconds: number;
+}
+
+export const jobs: readonly JobDefinition[] = [
+  // Finishes account deletions whose purge was cut short (a timeout, a crash): see account-deletion.ts.
+  {
+    name: 'resume-account-purges',
+    entry: 'functions/jobs/resume-account-purges.ts',
+    schedule: 'rate(15 minutes)',
+    table: 'read-write',
+    timeoutSeconds: 300,
+  },
+];
+
 export type Route = (typeof routes)[number];
 export type RouteId = `${Route['method']} ${Route['path']}`;
 
