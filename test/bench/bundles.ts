@@ -22,9 +22,9 @@ export interface BundleTarget {
   /** A route id (`GET /api/users/me`), `authorizer`, or a baseline name. */
   name: string;
   entry: string;
-  kind: 'function' | 'authorizer' | 'baseline';
-  /** For functions: whether the route touches the table (its cold start then includes the client). */
-  usesTable: boolean;
+  kind: 'function' | 'authorizer' | 'baseline' | 'part';
+  /** What its cold import is compared with: the DynamoDB client alone, or an empty bundle. */
+  floor: 'dynamodb' | 'empty';
 }
 
 export interface BuiltBundle extends BundleTarget {
@@ -41,14 +41,14 @@ export interface BuiltBundle extends BundleTarget {
 
 export function functionTargets(): BundleTarget[] {
   return [
-    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', usesTable: route.table !== 'none' })),
-    { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', usesTable: true },
+    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', floor: 'dynamodb' })),
+    { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', floor: 'empty' },
   ];
 }
 
 export const baselineTargets = (): BundleTarget[] => [
-  { name: BASELINE_DYNAMODB, entry: 'test/bench/baseline-dynamodb.ts', kind: 'baseline', usesTable: true },
-  { name: BASELINE_EMPTY, entry: 'test/bench/baseline-empty.ts', kind: 'baseline', usesTable: false },
+  { name: BASELINE_DYNAMODB, entry: 'test/bench/baseline-dynamodb.ts', kind: 'baseline', floor: 'dynamodb' },
+  { name: BASELINE_EMPTY, entry: 'test/bench/baseline-empty.ts', kind: 'baseline', floor: 'empty' },
 ];
 
 const isOwn = (input: string) => !input.split(/[\\/]/).includes('node_modules');

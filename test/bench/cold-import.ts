@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BuiltBundle } from './bundles';
-import { median, ratio, round } from './stats';
+import { median, ratio, round, shuffled } from './stats';
 
 /**
  * The part of a cold start our code decides: loading the bundle and running its top level, each
@@ -15,6 +15,19 @@ export interface ColdImportResult {
   medianMs: number;
   baselineMedianMs: number;
   ratio: number;
+}
+
+/** The same imports in CPU time (all threads of the process): what a busy machine cannot inflate. */
+export interface ColdImportCpu {
+  function: string;
+  cpuMedianMs: number;
+  baselineCpuMedianMs: number;
+  cpuRatio: number;
+}
+
+interface Sample {
+  wallMs: number;
+  cpuMs: number;
 }
 
 /** What a Lambda function's environment holds at init (fake credentials: nothing is called). */
@@ -36,12 +49,15 @@ const LAMBDA_ENVIRONMENT: Record<string, string> = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-const PROBE = `const started = performance.now();
+const PROBE = `const cpu = process.cpuUsage();
+const started = performance.now();
 await import(process.argv[2]);
-process.stdout.write(String(performance.now() - started));
+const wall = performance.now() - started;
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({ wallMs: wall, cpuMs: (used.user + used.system) / 1000 }));
 `;
 
-function importOnce(probe: string, bundle: BuiltBundle): Promise<number> {
+function importOnce(probe: string, bundle: BuiltBundle): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [probe, pathToFileURL(bundle.file).href], {
       env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENVIRONMENT },
@@ -53,47 +69,61 @@ function importOnce(probe: string, bundle: BuiltBundle): Promise<number> {
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      const value = Number(out);
-      if (code !== 0 || !Number.isFinite(value)) reject(new Error(`importing ${bundle.name} failed (exit ${code}): ${err || out}`));
-      else resolve(value);
+      if (code !== 0 || !out.startsWith('{')) reject(new Error(`importing ${bundle.name} failed (exit ${code}): ${err || out}`));
+      else resolve(JSON.parse(out) as Sample);
     });
   });
 }
 
 /**
- * `runs` rounds; in each, every function is imported right next to its floor (in random order
- * within the pair), so a disturbance of the machine hits both sides of a ratio alike.
+ * `runs` rounds. In each, the functions are taken in random order, two at a time, with a floor
+ * import between the two: every function is imported right next to a floor import, so a
+ * disturbance of the machine hits both sides of its ratio alike (and a round costs 1.5 imports
+ * per function, not 2). The authorizer is compared with the empty bundle.
  */
 export async function measureColdImports(
   functions: BuiltBundle[],
   floors: { dynamodb: BuiltBundle; empty: BuiltBundle },
   runs: number,
   onProgress?: (done: number, total: number) => void,
-): Promise<ColdImportResult[]> {
+): Promise<{ results: ColdImportResult[]; cpu: ColdImportCpu[] }> {
   const probe = join(dirname(functions[0]!.file), 'cold-import-probe.mjs');
   writeFileSync(probe, PROBE);
-  const floorOf = (bundle: BuiltBundle) => (bundle.kind === 'authorizer' ? floors.empty : floors.dynamodb);
-  const samples = new Map(functions.map((bundle) => [bundle.name, { own: [] as number[], floor: [] as number[] }]));
+  const samples = new Map(functions.map((bundle) => [bundle.name, { own: [] as Sample[], floor: [] as Sample[] }]));
+  const measureGroup = async (members: BuiltBundle[], floor: BuiltBundle) => {
+    // A single member goes before or after its floor at random; a pair has the floor between them.
+    const [first, second] = members.length === 1 && Math.random() < 0.5 ? [undefined, members[0]] : shuffled(members);
+    const ownSample = async (bundle: BuiltBundle | undefined) => {
+      if (bundle) samples.get(bundle.name)!.own.push(await importOnce(probe, bundle));
+    };
+    await ownSample(first);
+    const floorSample = await importOnce(probe, floor);
+    for (const bundle of members) samples.get(bundle.name)!.floor.push(floorSample);
+    await ownSample(second);
+  };
 
   // One unmeasured import of each file first: the page cache then holds all of them.
   for (const bundle of [...functions, floors.dynamodb, floors.empty]) await importOnce(probe, bundle);
   for (let run = 0; run < runs; run++) {
-    for (const bundle of functions) {
-      const entry = samples.get(bundle.name)!;
-      if (Math.random() < 0.5) {
-        entry.own.push(await importOnce(probe, bundle));
-        entry.floor.push(await importOnce(probe, floorOf(bundle)));
-      } else {
-        entry.floor.push(await importOnce(probe, floorOf(bundle)));
-        entry.own.push(await importOnce(probe, bundle));
-      }
+    const groups: { members: BuiltBundle[]; floor: BuiltBundle }[] = [];
+    for (const floor of ['dynamodb', 'empty'] as const) {
+      const order = shuffled(functions.filter((bundle) => bundle.floor === floor));
+      for (let index = 0; index < order.length; index += 2) groups.push({ members: order.slice(index, index + 2), floor: floors[floor] });
     }
+    for (const group of shuffled(groups)) await measureGroup(group.members, group.floor);
     onProgress?.(run + 1, runs);
   }
-  return functions.map((bundle) => {
+  const results = functions.map((bundle) => {
     const { own, floor } = samples.get(bundle.name)!;
-    const ownMedian = median(own);
-    const floorMedian = median(floor);
+    const ownMedian = median(own.map((sample) => sample.wallMs));
+    const floorMedian = median(floor.map((sample) => sample.wallMs));
     return { function: bundle.name, medianMs: round(ownMedian, 2), baselineMedianMs: round(floorMedian, 2), ratio: ratio(ownMedian, floorMedian) };
   });
+  const cpu = functions.map((bundle) => {
+    const { own, floor } = samples.get(bundle.name)!;
+    const ownMedian = median(own.map((sample) => sample.cpuMs));
+    const floorMedian = median(floor.map((sample) => sample.cpuMs));
+    return { function: bundle.name, cpuMedianMs: round(ownMedian, 2), baselineCpuMedianMs: round(floorMedian, 2), cpuRatio: ratio(ownMedian, floorMedian) };
+  });
+  return { results, cpu };
 }

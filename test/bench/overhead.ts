@@ -102,18 +102,21 @@ export async function measureThroughput(
     for (const concurrency of concurrencies) {
       const handler: number[] = [];
       const bare: number[] = [];
+      const ratios: number[] = [];
       for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
-        for (const side of shuffled(['handler', 'bare'] as const)) {
-          (side === 'handler' ? handler : bare).push(await opsPerSecond(operation[side], concurrency, options.windowMs));
-        }
+        const pair = { handler: 0, bare: 0 };
+        for (const side of shuffled(['handler', 'bare'] as const)) pair[side] = await opsPerSecond(operation[side], concurrency, options.windowMs);
+        handler.push(pair.handler);
+        bare.push(pair.bare);
+        ratios.push(pair.handler / pair.bare);
       }
-      const handlerOps = median(handler);
-      const bareOps = median(bare);
+      // The ratio of each pair of adjacent windows, then the median: a load that comes and goes
+      // between rounds moves both sides of a pair, not the ratio.
       results.push({
         operation: operation.id,
-        handlerOpsPerSec: round(handlerOps, 0),
-        bareOpsPerSec: round(bareOps, 0),
-        ratio: ratio(handlerOps, bareOps),
+        handlerOpsPerSec: round(median(handler), 0),
+        bareOpsPerSec: round(median(bare), 0),
+        ratio: round(median(ratios), 3),
         concurrency,
       });
     }

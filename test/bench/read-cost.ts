@@ -1,5 +1,5 @@
 import type { SeededAccount } from './fixtures';
-import { findRoute } from './harness';
+import { findRoute, replay, waves } from './harness';
 import type { Bench } from './harness';
 import { median, ratio } from './stats';
 
@@ -17,9 +17,23 @@ export interface ReadCostResult {
   largeRequests: number;
 }
 
+/** The same DynamoDB commands replayed on the bare client: how much of a ratio the database itself makes. */
+export interface ReadCostFloor {
+  operation: string;
+  smallP50Us: number;
+  largeP50Us: number;
+  ratio: number;
+}
+
 export const READ_COST_OPERATIONS = ['GET /api/transcriptions/usage', 'GET /api/behavior/stats'];
 
-export async function measureReadCost(bench: Bench, operation: string, small: SeededAccount, large: SeededAccount, iterations: number): Promise<ReadCostResult> {
+export async function measureReadCost(
+  bench: Bench,
+  operation: string,
+  small: SeededAccount,
+  large: SeededAccount,
+  iterations: number,
+): Promise<{ result: ReadCostResult; floor: ReadCostFloor }> {
   const route = findRoute(operation);
   const run = await bench.handler(route);
   const once = async (account: SeededAccount) => {
@@ -43,18 +57,33 @@ export async function measureReadCost(bench: Bench, operation: string, small: Se
   }
   const smallRequests = await requests(small);
   const largeRequests = await requests(large);
-  const smallMs: number[] = [];
-  const largeMs: number[] = [];
+  const plans = { small: waves(await bench.record(() => once(small))), large: waves(await bench.record(() => once(large))) };
+  const bare = async (size: 'small' | 'large') => {
+    const started = performance.now();
+    await replay(bench.bare, plans[size]);
+    return performance.now() - started;
+  };
+  const times = { small: [] as number[], large: [] as number[], bareSmall: [] as number[], bareLarge: [] as number[] };
   for (let index = 0; index < iterations; index++) {
-    if (index % 2 === 0) {
-      smallMs.push(await once(small));
-      largeMs.push(await once(large));
-    } else {
-      largeMs.push(await once(large));
-      smallMs.push(await once(small));
-    }
+    const order = index % 2 === 0 ? (['small', 'large'] as const) : (['large', 'small'] as const);
+    for (const size of order) times[size].push(await once(size === 'small' ? small : large));
+    for (const size of order) times[size === 'small' ? 'bareSmall' : 'bareLarge'].push(await bare(size));
   }
-  const smallP50 = median(smallMs) * 1000;
-  const largeP50 = median(largeMs) * 1000;
-  return { operation, smallP50Us: Math.round(smallP50), largeP50Us: Math.round(largeP50), ratio: ratio(largeP50, smallP50), smallRequests, largeRequests };
+  const p50 = (values: number[]) => median(values) * 1000;
+  return {
+    result: {
+      operation,
+      smallP50Us: Math.round(p50(times.small)),
+      largeP50Us: Math.round(p50(times.large)),
+      ratio: ratio(p50(times.large), p50(times.small)),
+      smallRequests,
+      largeRequests,
+    },
+    floor: {
+      operation,
+      smallP50Us: Math.round(p50(times.bareSmall)),
+      largeP50Us: Math.round(p50(times.bareLarge)),
+      ratio: ratio(p50(times.bareLarge), p50(times.bareSmall)),
+    },
+  };
 }
