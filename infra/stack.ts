@@ -14,6 +14,8 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { CorsOptions, IResource, Method, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -21,7 +23,7 @@ import type { Construct } from 'constructs';
 import { TTL_ATTRIBUTE, tableDefinition } from '../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../shared/http/headers';
-import { authorizer, routeId, routes, versionedPaths } from '../shared/routes';
+import { authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
 import type { RouteDefinition } from '../shared/routes';
 import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
@@ -68,6 +70,7 @@ export class ServiceStack extends Stack {
   readonly rootSecret: Secret;
   readonly authorizerFunction: ServiceFunction;
   readonly deployedRoutes: DeployedRoute[] = [];
+  readonly jobFunctions: ServiceFunction[] = [];
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -214,6 +217,28 @@ export class ServiceStack extends Stack {
     }
     this.acknowledgeApiFindings();
 
+    // Scheduled work from the same file as the routes: a function and an EventBridge rule each.
+    for (const job of jobs) {
+      const id = constructIdOf('job', job.name);
+      const needs: Needs = { table: job.table, secret: false };
+      const fn = new ServiceFunction(this, id, {
+        ...baseFunction,
+        entry: job.entry,
+        description: `job ${job.name} (${job.schedule})`,
+        memorySize: SMALL_MEMORY_MB,
+        timeout: Duration.seconds(job.timeoutSeconds),
+        environment: functionEnvironment(needs),
+      });
+      grantNeeds(this, fn.role, needs, targets);
+      new Rule(this, `${id}Schedule`, {
+        description: `Runs job ${job.name}`,
+        schedule: Schedule.expression(job.schedule),
+        // A missed run is retried; the jobs are idempotent and the next run catches up anyway.
+        targets: [new LambdaFunction(fn.function, { retryAttempts: 2 })],
+      });
+      this.jobFunctions.push(fn);
+    }
+
     if (settings.waf) {
       const waf = new CodeRateLimitWaf(this, 'CodeRateLimit', {
         stage: this.api.deploymentStage,
@@ -234,7 +259,7 @@ export class ServiceStack extends Stack {
       namespace: `CaptioningApi/${settings.stage}`,
       api: this.api,
       accessLogs,
-      routeFunctions: this.deployedRoutes.map((deployed) => deployed.function),
+      functions: [...this.deployedRoutes.map((deployed) => deployed.function), ...this.jobFunctions],
       alarmTopicArn: settings.alarmTopicArn,
     });
 

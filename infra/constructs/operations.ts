@@ -42,13 +42,14 @@ export interface OperationsProps {
   namespace: string;
   api: RestApi;
   accessLogs: ILogGroup;
-  routeFunctions: ServiceFunction[];
+  /** Route and job functions (not the authorizer: a refused token is a Lambda error there). */
+  functions: ServiceFunction[];
   alarmTopicArn?: string;
 }
 
 /**
  * The alarms an on-call person needs: API 5xx rate, throttling, authorizer failures and every
- * route function's errors. 429s and authorizer failures are counted from the access log, where
+ * route and job function's errors. 429s and authorizer failures are counted from the access log, where
  * API Gateway records them precisely: its own metrics lump 429 into 4XXError, and a refused token
  * counts as an authorizer function "error" (it must throw "Unauthorized"), which is no fault.
  */
@@ -116,7 +117,7 @@ export class Operations extends Construct {
       'The authorizer failed (not a refused token): signed-in users get 500s',
     );
 
-    for (const fn of props.routeFunctions) {
+    for (const fn of props.functions) {
       alarm(
         `${fn.node.id}Errors`,
         fn.function.metricErrors({ statistic: 'Sum', period }),

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponseType } from '../../shared/http/gateway-responses';
-import { authorizer, routeId, routes, versionedPaths } from '../../shared/routes';
+import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import {
   allowedActions,
@@ -53,6 +53,11 @@ beforeAll(() => {
 const functionsOfStack = () => ofType(resources, 'AWS::Lambda::Function');
 const statementsOf = (functionId: string): Statement[] => statementsOfFunction(resources, functionId);
 const environmentOf = (functionId: string): Record<string, unknown> => resources[functionId]!.Properties.Environment.Variables;
+const jobFunctionId = (name: string): string => {
+  const found = functionsOfStack().filter(([, fn]) => String(fn.Properties.Description).startsWith(`job ${name} `));
+  expect(found, name).toHaveLength(1);
+  return found[0]![0];
+};
 
 describe('routes', () => {
   it('serves every route of the route table at its path and its /api/v1 alias, and nothing else', () => {
@@ -90,8 +95,8 @@ describe('routes', () => {
     const distinct = new Set(functionOf.values());
     expect(distinct.size).toBe(ALL_ROUTES.length);
     expect(distinct.has(authorizerFunctionId)).toBe(false);
-    // The route functions and the authorizer; no other function (no custom-resource helpers).
-    expect(functionsOfStack()).toHaveLength(ALL_ROUTES.length + 1);
+    // The route functions, the jobs and the authorizer; no other function (no custom-resource helpers).
+    expect(functionsOfStack()).toHaveLength(ALL_ROUTES.length + jobs.length + 1);
   });
 
   it('answers CORS preflight on the route resources without credentials', () => {
@@ -201,6 +206,25 @@ describe('functions', () => {
   });
 });
 
+describe('scheduled jobs', () => {
+  it('runs every job of the route table on its schedule, with its own timeout', () => {
+    expect(jobs.length).toBeGreaterThan(0);
+    const rules = ofType(resources, 'AWS::Events::Rule').map(([, rule]) => rule.Properties);
+    for (const job of jobs) {
+      const functionId = jobFunctionId(job.name);
+      expect(resources[functionId]!.Properties.Timeout, job.name).toBe(job.timeoutSeconds);
+      const rule = rules.find((candidate) => candidate.ScheduleExpression === job.schedule && referencedIds(candidate.Targets).has(functionId));
+      expect(rule, job.name).toBeDefined();
+      expect(rule!.State ?? 'ENABLED').toBe('ENABLED');
+      const permission = ofType(resources, 'AWS::Lambda::Permission').find(([, candidate]) => refOf(candidate.Properties.FunctionName) === functionId);
+      expect(permission?.[1].Properties.Principal, job.name).toBe('events.amazonaws.com');
+      // Not reachable over HTTP.
+      expect(methods.some((method) => method.functionId === functionId), job.name).toBe(false);
+      expect(environmentOf(functionId), job.name).not.toHaveProperty('JWT_SECRET_ARN');
+    }
+  });
+});
+
 describe('least privilege', () => {
   const WRITE = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems)$/;
   const READ = ['dynamodb:GetItem', 'dynamodb:Query'];
@@ -246,6 +270,7 @@ describe('least privilege', () => {
       }
     };
     for (const route of ALL_ROUTES) check(routeId(route), functionOf.get(route)!, route);
+    for (const job of jobs) check(job.name, jobFunctionId(job.name), { table: job.table, secret: false });
     check('authorizer', authorizerFunctionId, authorizer);
     expect(authorizer.table).toBe('read');
   });
@@ -389,7 +414,7 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
   });
 
-  it('alarms on the 5xx rate, throttled requests, authorizer failures and every route function error', () => {
+  it('alarms on the 5xx rate, throttled requests, authorizer failures and every route and job function error', () => {
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const serverErrors = alarms.find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('5XXError'));
     expect(serverErrors).toBeDefined();
@@ -404,12 +429,11 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     expect(alarmOnFilter(/\$\.status\s*=\s*429/)).toBeDefined();
     expect(alarmOnFilter(/AUTHORIZER_FAILURE/)).toBeDefined();
 
-    for (const route of ALL_ROUTES) {
-      const functionId = functionOf.get(route)!;
+    for (const [label, functionId] of [...ALL_ROUTES.map((route) => [routeId(route), functionOf.get(route)!]), ...jobs.map((job) => [job.name, jobFunctionId(job.name)])]) {
       const errors = alarms.find(
         (alarm) => alarm.MetricName === 'Errors' && alarm.Dimensions?.some((dimension: any) => refOf(dimension.Value) === functionId),
       );
-      expect(errors, routeId(route)).toBeDefined();
+      expect(errors, label).toBeDefined();
     }
   });
 
