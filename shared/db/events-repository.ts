@@ -112,14 +112,20 @@ export async function listEvents(db: Database, userId: number, eventType: string
 /**
  * The statistics items of all types in one strongly consistent Query: one item per event type
  * ever recorded (seven at most), so its cost does not depend on the number of events.
+ * A key range, not `begins_with`: the same items, but DynamoDB Local answers `begins_with` by
+ * going through the whole partition (every record and event of the user: 2.5x slower at 5 000 of
+ * each, `npm run bench`), a range from the index. `STATS$` follows every `STATS#...` key and is
+ * no key itself.
  */
+const STATS_RANGE_END = `${sortKeyPrefix.stats.slice(0, -1)}${String.fromCharCode(sortKeyPrefix.stats.charCodeAt(sortKeyPrefix.stats.length - 1) + 1)}`;
+
 export async function readStats(db: Database, userId: number): Promise<TypeStats[]> {
   const result = await db.client.send(
     new QueryCommand({
       TableName: db.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: 'PK = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#sk': SORT_KEY },
-      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': sortKeyPrefix.stats },
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':from': sortKeyPrefix.stats, ':to': STATS_RANGE_END },
       ConsistentRead: true,
     }),
   );
