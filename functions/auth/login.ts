@@ -2,13 +2,16 @@ import * as z from 'zod';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
-import { accountTargetFields, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { sessionSchema } from '../../shared/http/schemas';
+import { EXACTLY_ONE_TARGET, accountTargetFields, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
 
-const body = z.object({ ...accountTargetFields, password: submittedPasswordSchema }).transform(oneAccountTarget);
+const body = z.object({ ...accountTargetFields, password: submittedPasswordSchema }).meta(EXACTLY_ONE_TARGET).transform(oneAccountTarget);
 
 /** Password login by phone or e-mail; answers without the code/message envelope (seed 4.3). */
 export const handler = endpoint('POST /api/auth/login', {
   body,
+  response: sessionSchema,
+  docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
   adapters: { secrets: secretsManagerSource },
   run: ({ body }, ctx) => logInWithPassword(ctx, body.target, body.password),
 });

@@ -2,15 +2,23 @@ import * as z from 'zod';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { register } from '../../shared/identity/account-service';
-import { accountTargetFields, newPasswordSchema, oneAccountTarget, verifyCodeSchema } from '../../shared/identity/schemas';
+import { registeredUserSchema } from '../../shared/http/schemas';
+import { EXACTLY_ONE_TARGET, accountTargetFields, newPasswordSchema, oneAccountTarget, verifyCodeSchema } from '../../shared/identity/schemas';
 
 const body = z
   .object({ ...accountTargetFields, verifyCode: verifyCodeSchema, password: newPasswordSchema })
+  .meta(EXACTLY_ONE_TARGET)
   .transform(oneAccountTarget);
 
 /** Registers with a password; returns the new user without a token (seed 4.4). */
 export const handler = endpoint('POST /api/auth/register', {
   body,
+  response: registeredUserSchema,
+  docs: {
+    summary: 'Register with a code and a password',
+    description: 'The code must have been sent to the e-mail or phone. Answers the new user without a token.',
+    errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_EXISTS'],
+  },
   adapters: { secrets: secretsManagerSource },
   run: ({ body }, ctx) => register(ctx, body.target, body.verifyCode, body.password),
 });

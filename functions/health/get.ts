@@ -1,6 +1,9 @@
 import { endpoint } from '../../shared/http/endpoint';
+import { healthSchema } from '../../shared/http/schemas';
 
 /** Liveness for load balancers and the local server's start-up check. Touches no dependency. */
 export const handler = endpoint('GET /api/health', {
-  run: async (_input, ctx) => ({ status: 'ok', time: ctx.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') }),
+  response: healthSchema,
+  docs: { summary: 'Liveness' },
+  run: async (_input, ctx) => ({ status: 'ok' as const, time: ctx.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') }),
 });

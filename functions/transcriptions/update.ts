@@ -1,4 +1,5 @@
 import { endpoint } from '../../shared/http/endpoint';
+import { transcriptionRecordSchema } from '../../shared/http/schemas';
 import { transcriptionPatchBody, transcriptionPathParams } from '../../shared/transcriptions/schemas';
 import { edit } from '../../shared/transcriptions/transcription-service';
 
@@ -6,5 +7,11 @@ import { edit } from '../../shared/transcriptions/transcription-service';
 export const handler = endpoint('PATCH /api/transcriptions/{id}', {
   params: transcriptionPathParams,
   body: transcriptionPatchBody,
+  response: transcriptionRecordSchema,
+  docs: {
+    summary: 'Edit a transcription record',
+    description: 'Any of the four fields, at least one; sets `updatedAt`. Usage follows a changed duration.',
+    errors: ['NOT_FOUND'],
+  },
   run: ({ params, body, caller }, ctx) => edit(ctx, caller, params.id, body),
 });

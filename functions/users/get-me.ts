@@ -1,9 +1,10 @@
 import { endpoint } from '../../shared/http/endpoint';
+import { userSchema } from '../../shared/http/schemas';
 import { currentUser } from '../../shared/identity/account-service';
 
 export const handler = endpoint('GET /api/users/me', {
-  run: async ({ caller }, ctx) => {
-    const user = await currentUser(ctx, caller.userId, caller.tokenVersion);
-    return { userId: user.userId, phone: user.phone, email: user.email, createdAt: user.createdAt, updatedAt: user.updatedAt };
-  },
+  // The stored user carries its password hash and token version: the schema answers seed 2.1's fields only.
+  response: userSchema,
+  docs: { summary: 'The signed-in user' },
+  run: ({ caller }, ctx) => currentUser(ctx, caller.userId, caller.tokenVersion),
 });

@@ -4,11 +4,12 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
+import { successSchema } from '../../shared/http/schemas';
 import { chooseLocale } from '../../shared/identity/messages';
 import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
 
-const locale = z.string().max(35).optional();
+const locale = z.string().max(35).meta({ description: 'Message language, e.g. `en` or `zh-CN`; else Accept-Language; else English' }).optional();
 
 const body = z.discriminatedUnion('type', [
   z.object({ type: z.literal('email'), target: emailTargetSchema, locale }),
@@ -17,6 +18,14 @@ const body = z.discriminatedUnion('type', [
 
 export const handler = endpoint('POST /api/verify-code/send', {
   body,
+  response: successSchema,
+  docs: {
+    summary: 'Send a verification code',
+    description:
+      'By e-mail or SMS, in the language of `locale`, else of `Accept-Language`, else English. Answers the same whether or not an account exists. One code per target every 60 s.',
+    errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT'],
+    headers: ['Accept-Language'],
+  },
   adapters: { codeSender: awsCodeSender, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => {
     await sendCode(ctx, body.target, chooseLocale(body.locale, headerValue(headers, 'accept-language')));

@@ -1,17 +1,10 @@
 import * as z from 'zod';
 import { languageTagSchema, textField } from '../http/fields';
+import { GENERAL_EVENT_TYPES } from './event-types';
+import type { GeneralEventType } from './event-types';
 
-/** The types of seed 2.5 recorded through POST /api/behavior/events, in the seed's order. */
-export const GENERAL_EVENT_TYPES = [
-  'translation_on',
-  'voice_provider',
-  'language_choice',
-  'ambient_sound',
-  'subtitle_layout',
-  'volume_detection',
-] as const;
-export type GeneralEventType = (typeof GENERAL_EVENT_TYPES)[number];
-export type EventType = GeneralEventType | 'login';
+export { GENERAL_EVENT_TYPES };
+export type { EventType, GeneralEventType } from './event-types';
 
 const isGeneralType = (value: string): value is GeneralEventType => (GENERAL_EVENT_TYPES as readonly string[]).includes(value);
 
@@ -26,7 +19,16 @@ export const EVENT_VALUE_RULES: Record<GeneralEventType, z.ZodType<string>> = {
 };
 
 export const eventBody = z
-  .object({ eventType: z.string(), eventValue: z.string() })
+  .object({
+    // The enum and the value rules are checked below (with messages that say which rule broke); stated here for the API reference.
+    eventType: z.string().meta({ enum: [...GENERAL_EVENT_TYPES], examples: ['subtitle_layout'] }),
+    eventValue: z.string().meta({
+      description:
+        'Per type: translation_on `true`/`false`; voice_provider 1 to 64 characters; language_choice like `zh-CN`; ' +
+        'ambient_sound `enabled`/`disabled`; subtitle_layout `top`/`bottom`; volume_detection `auto`/`manual`',
+      examples: ['bottom'],
+    }),
+  })
   .superRefine((event, ctx) => {
     if (event.eventType === 'login') {
       ctx.addIssue({ code: 'custom', path: ['eventType'], message: 'login events are recorded with POST /api/behavior/login' });
@@ -44,5 +46,7 @@ export type GeneralEventInput = z.output<typeof eventBody>;
 
 /** `location`: free text (seed 4.12), 1..200 characters (contract section 4). */
 export const loginBody = z.object({
-  location: textField(1, 200).refine((value) => value.trim().length > 0, 'must not be blank'),
+  location: textField(1, 200)
+    .refine((value) => value.trim().length > 0, 'must not be blank')
+    .meta({ description: 'Free text', examples: ['Shanghai, China'] }),
 });

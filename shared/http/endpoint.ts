@@ -1,6 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod';
+// The runtime half of zod that every function already bundles (shared/config.ts); response
+// schemas are zod/mini (shared/http/schemas.ts).
+import { safeParse } from 'zod/mini';
 import { config } from '../config';
 import type { Config } from '../config';
 import { database } from '../db/client';
@@ -17,10 +20,12 @@ import type { RouteDefinition, RouteId } from '../routes';
 import { portOverrides } from '../runtime';
 import type { ServiceContext } from '../service-context';
 import { parseJsonBody, validatePart } from './request';
-import { errorToResult, logRequest, resultToResponse } from './response';
+import { Reply, errorToResult, logRequest, resultToResponse } from './response';
 
 export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   route: RouteDefinition;
+  /** The handler's schemas and docs, read by the OpenAPI generator (infra/tools/openapi.ts). */
+  definition: EndpointDefinition<unknown, unknown, unknown, unknown>;
 };
 
 /** The caller a Bearer route serves, as the authorizer established it. */
@@ -31,6 +36,8 @@ export interface Caller {
 }
 
 type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+/** What `run` may return: the input of the response schema, plain or in a Reply. */
+type Result<R> = R extends z.core.$ZodType ? z.input<R> | Reply<z.input<R>> : unknown;
 
 export interface EndpointInput<B, Q, P> {
   body: Output<B>;
@@ -47,12 +54,34 @@ export interface Adapters {
   secrets?: (cfg: Config) => SecretSource;
 }
 
-export interface EndpointDefinition<B, Q, P> {
+/** Request headers an operation reads, beyond Authorization and Content-Type. */
+export type DocumentedHeader = 'Idempotency-Key' | 'Accept-Language';
+
+/** What the API reference says of an operation beyond its route and schemas. */
+export interface EndpointDocs {
+  summary: string;
+  description?: string;
+  /**
+   * The domain errors (their `error` names, shared/http/error-map.ts) this operation answers
+   * beyond those the generator adds from the route and schemas: validation, 401, 413, 422, 503.
+   */
+  errors?: readonly string[];
+  headers?: readonly DocumentedHeader[];
+}
+
+export interface EndpointDefinition<B, Q, P, R = undefined> {
   body?: B;
   query?: Q;
   params?: P;
+  /**
+   * The schema of the 200 body (shared/http/schemas.ts). The result of `run` (or a Reply's body) is
+   * parsed with it before it is sent: fields it does not list are dropped, so nothing internal
+   * can leak, and a result that breaks it is a 500. The OpenAPI document is generated from it.
+   */
+  response?: R;
+  docs: EndpointDocs;
   adapters?: Adapters;
-  run(input: EndpointInput<B, Q, P>, ctx: ServiceContext): Promise<unknown>;
+  run(input: EndpointInput<B, Q, P>, ctx: ServiceContext): Promise<Result<R>>;
 }
 
 interface State {
@@ -80,15 +109,34 @@ function callerFrom(event: APIGatewayProxyEvent, now: Date): Caller {
   return { userId, tokenVersion, expiresAt };
 }
 
+/** Thrown when a handler's result breaks its response schema: a bug, answered as a 500. */
+export class ResponseShapeError extends Error {
+  override readonly name = 'ResponseShapeError';
+}
+
+/** The result as the response schema shapes it; the issue paths (never values) name what broke. */
+function shape(result: unknown, schema: z.core.$ZodType | undefined, id: string): unknown {
+  if (!schema) return result;
+  const body = result instanceof Reply ? result.body : result;
+  const parsed = safeParse(schema, body);
+  if (!parsed.success) {
+    const paths = parsed.error.issues.map((issue) => ['body', ...issue.path.map(String)].join('.'));
+    throw new ResponseShapeError(`${id}: the result does not match the response schema at ${[...new Set(paths)].join(', ')}`);
+  }
+  return result instanceof Reply ? new Reply(parsed.data, result.headers) : parsed.data;
+}
+
 /**
  * Wraps a domain function into a Lambda handler for its route: JSON body parsing, zod validation
  * of body, query and path, the authorizer's caller, JSON responses with the security headers,
  * and error mapping last. Handlers return plain data and throw domain errors; nothing else.
  */
-export function endpoint<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined>(
-  id: RouteId,
-  definition: EndpointDefinition<B, Q, P>,
-): ProxyHandler {
+export function endpoint<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+  R extends z.core.$ZodType | undefined = undefined,
+>(id: RouteId, definition: EndpointDefinition<B, Q, P, R>): ProxyHandler {
   const route = findRoute(id);
   if (route.sender !== Boolean(definition.adapters?.codeSender) || route.secret !== Boolean(definition.adapters?.secrets)) {
     throw new Error(`${id}: the adapters of the handler do not match its route table entry`);
@@ -120,7 +168,7 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
 
   const base = async (event: APIGatewayProxyEvent, context: Context & { state?: State }) => {
     const state = context.state!;
-    return definition.run(state.input as EndpointInput<B, Q, P>, serviceContext(state.log));
+    return shape(await definition.run(state.input as EndpointInput<B, Q, P>, serviceContext(state.log)), definition.response, id);
   };
 
   const handler = middy<APIGatewayProxyEvent, unknown, Error, Context & { state?: State }>(base).use({
@@ -164,5 +212,5 @@ export function endpoint<B extends z.ZodType | undefined = undefined, Q extends 
     if (route.table !== 'none') database(cfg);
   }
 
-  return Object.assign(handler as unknown as ProxyHandler, { route });
+  return Object.assign(handler as unknown as ProxyHandler, { route, definition: definition as ProxyHandler['definition'] });
 }

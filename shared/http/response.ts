@@ -13,7 +13,7 @@ export class Reply<T = unknown> {
 }
 
 /** The seed's success envelope for operations that return no resource. */
-export const succeeded = (message: string) => ({ code: 0, message });
+export const succeeded = (message: string) => ({ code: 0 as const, message });
 
 function proxyResult(status: number, body: unknown, headers: Record<string, string>, event: APIGatewayProxyEvent, cfg: Config): APIGatewayProxyResult {
   return {

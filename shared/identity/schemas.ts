@@ -5,7 +5,10 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 import { emailTargetSchema, phoneTargetSchema } from './targets';
 import type { Target } from './targets';
 
-export const verifyCodeSchema = z.string().regex(new RegExp(`^\\d{${CODE_LENGTH}}$`), `must be ${CODE_LENGTH} digits`);
+export const verifyCodeSchema = z
+  .string()
+  .regex(new RegExp(`^\\d{${CODE_LENGTH}}$`), `must be ${CODE_LENGTH} digits`)
+  .meta({ description: 'The code from the e-mail or SMS', examples: ['123456'] });
 
 /**
  * A new password: 8 to 128 characters (contract section 3) and not a common one.
@@ -16,7 +19,8 @@ export const newPasswordSchema = /* @__PURE__ */ z
   .string()
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)
-  .refine((password) => !isCommonPassword(password), 'is one of the most common passwords and easy to guess; choose another');
+  .refine((password) => !isCommonPassword(password), 'is one of the most common passwords and easy to guess; choose another')
+  .meta({ description: '8 to 128 characters, not one of the 10 000 most common passwords', examples: ['violet-harbor-42-lantern'] });
 
 /** A password being checked: any length up to the maximum, so scrypt never sees a huge input. */
 export const submittedPasswordSchema = z.string().min(1, 'is required').max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
@@ -41,3 +45,6 @@ export function oneAccountTarget<T extends { email?: Target | undefined; phone?:
   }
   return { ...rest, target: (email ?? phone)! };
 }
+
+/** For the API reference: login and registration name the account by exactly one of the two. */
+export const EXACTLY_ONE_TARGET = { oneOf: [{ required: ['email'] }, { required: ['phone'] }] };

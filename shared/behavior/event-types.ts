@@ -1,0 +1,18 @@
+/**
+ * The event types of seed 2.5, in the seed's order. Kept apart from the request schemas (classic
+ * zod) so that the response schemas (shared/http/schemas.ts, zod/mini) can name them without
+ * bundling classic zod into every function.
+ */
+export const GENERAL_EVENT_TYPES = [
+  'translation_on',
+  'voice_provider',
+  'language_choice',
+  'ambient_sound',
+  'subtitle_layout',
+  'volume_detection',
+] as const;
+export type GeneralEventType = (typeof GENERAL_EVENT_TYPES)[number];
+
+/** Login events are stored with this type and recorded through POST /api/behavior/login only. */
+export const LOGIN_EVENT_TYPE = 'login';
+export type EventType = GeneralEventType | typeof LOGIN_EVENT_TYPE;
