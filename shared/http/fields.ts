@@ -18,7 +18,9 @@ export const textField = (min: number, max: number) =>
     .refine((value) => {
       const length = codePointLength(value);
       return length >= min && length <= max;
-    }, min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`);
+    }, min === 0 ? `must be at most ${max} characters` : `must be ${min} to ${max} characters`)
+    // For the API reference: JSON Schema counts string length in code points too.
+    .meta({ minLength: min, maxLength: max });
 
 /**
  * A language code as the seed writes it, `<language>-<REGION>` (`en-US`, `zh-CN`): a 2- or
@@ -26,4 +28,7 @@ export const textField = (min: number, max: number) =>
  * (`es-419`) as BCP 47 allows.
  */
 export const LANGUAGE_TAG = /^[a-z]{2,3}-(?:[A-Z]{2}|\d{3})$/;
-export const languageTagSchema = z.string().regex(LANGUAGE_TAG, 'must be a language code like en-US or zh-CN');
+export const languageTagSchema = z
+  .string()
+  .regex(LANGUAGE_TAG, 'must be a language code like en-US or zh-CN')
+  .meta({ description: '<language>-<REGION>', examples: ['en-US', 'zh-CN'] });

@@ -12,7 +12,8 @@ const digits = (field: string, min: number, max: number, fallback: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min, `${field} must be at least ${min}`).max(max, `${field} must be at most ${max}`))
     .optional()
-    .transform((value) => value ?? fallback);
+    .transform((value) => value ?? fallback)
+    .meta({ description: `A whole number from ${min} to ${max}; ${fallback} when absent`, examples: [String(fallback)] });
 
 /** A query parameter that is a whole number in a range, with a default (`?days=`, `?limit=`). */
 export const boundedIntegerParameter = digits;
@@ -20,7 +21,11 @@ export const boundedIntegerParameter = digits;
 /** `?limit=` (1..100, default 50) and `?cursor=` of every list (contract section 2). */
 export const pageQuerySchema = z.object({
   limit: digits('limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
-  cursor: z.string().max(2048, 'cursor is too long').optional(),
+  cursor: z
+    .string()
+    .max(2048, 'cursor is too long')
+    .meta({ description: 'The `X-Next-Cursor` of the previous page; only valid for the list and account it came from' })
+    .optional(),
 });
 
 export type PageQuery = z.output<typeof pageQuerySchema>;

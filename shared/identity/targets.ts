@@ -23,7 +23,9 @@ export function parsePhone(raw: string): Extract<Target, { kind: 'phone' }> | un
   return { kind: 'phone', value: phone.number, countryCallingCode: phone.countryCallingCode };
 }
 
-export const emailTargetSchema = emailSchema.transform((value): Target => ({ kind: 'email', value }));
+export const emailTargetSchema = emailSchema
+  .transform((value): Target => ({ kind: 'email', value }))
+  .meta({ format: 'email', description: 'Trimmed and lower-cased', examples: ['alice@example.com'] });
 
 export const phoneTargetSchema = z
   .string()
@@ -35,7 +37,8 @@ export const phoneTargetSchema = z
       return z.NEVER;
     }
     return phone;
-  });
+  })
+  .meta({ description: 'International form; stored as E.164', examples: ['+8613800138000'] });
 
 /** An e-mail address or a phone number, told apart by the `@`. */
 export function parseTarget(raw: string): Target | undefined {
@@ -56,4 +59,5 @@ export const targetSchema = z
       return z.NEVER;
     }
     return target;
-  });
+  })
+  .meta({ description: 'The e-mail address or phone number (international form) the code was sent to', examples: ['alice@example.com'] });

@@ -8,11 +8,11 @@ export const TEXT_MAX = 100_000;
 export const DURATION_MAX_SECONDS = 86_400;
 
 const fields = {
-  recordTitle: textField(1, TITLE_MAX),
+  recordTitle: textField(1, TITLE_MAX).meta({ examples: ['Weekly team meeting'] }),
   // An empty text is a recording in which nothing was said: it still counts as usage.
-  text: textField(0, TEXT_MAX),
+  text: textField(0, TEXT_MAX).meta({ examples: ['Good morning, everyone. Let us start with the release plan.'] }),
   language: languageTagSchema,
-  durationSeconds: z.number().int('must be a whole number of seconds').min(0).max(DURATION_MAX_SECONDS),
+  durationSeconds: z.number().int('must be a whole number of seconds').min(0).max(DURATION_MAX_SECONDS).meta({ examples: [1800] }),
 };
 
 export const newTranscriptionBody = z.object(fields);
@@ -36,6 +36,7 @@ export const transcriptionPathParams = z.object({
   id: z
     .string()
     .regex(/^[1-9]\d{0,15}$/, 'must be a positive integer')
+    .meta({ description: 'The `transcriptionRecordId`', examples: ['1'] })
     .transform(Number)
     .refine(Number.isSafeInteger, 'must be a positive integer'),
 });

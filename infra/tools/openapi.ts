@@ -1,0 +1,417 @@
+import { readFileSync } from 'node:fs';
+import { brotliCompressSync, constants } from 'node:zlib';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as z from 'zod';
+import * as domainErrors from '../../shared/errors';
+import type { DocumentedHeader, ProxyHandler } from '../../shared/http/endpoint';
+import { HTTP_BY_ERROR_CODE } from '../../shared/http/error-map';
+import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import { CORS_EXPOSED_HEADERS } from '../../shared/http/headers';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageQuerySchema } from '../../shared/http/pagination';
+import { MAX_BODY_BYTES } from '../../shared/http/request';
+import { errorBodySchema } from '../../shared/http/schemas';
+import { SUPPORTED_LOCALES } from '../../shared/identity/messages';
+import { VERSION_PREFIX, routeId, routes } from '../../shared/routes';
+import type { RouteDefinition } from '../../shared/routes';
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the route table and the schemas each
+ * handler declares (request schemas with io 'input', response schemas with io 'output'): nothing
+ * here restates a field. What only a reader needs (which errors mean what, the tags) is written
+ * here, next to the code that derives the rest.
+ *
+ * Paths are written relative to `/api` and the document has two servers, `.` and `./v1`: every
+ * operation answers at `/api/...` and identically at `/api/v1/...` (shared/routes.ts
+ * `versionedPaths`), and a relative server resolves against wherever the document is served
+ * (`<base>/api/openapi.json`), so the document is right for `npm start` on any port and for any
+ * deployed stage without knowing its URL. `npm run build:docs -- --api-url <url>` makes them
+ * absolute for a reference hosted elsewhere.
+ */
+const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const API_PREFIX = '/api';
+export const GENERATED_DOCUMENT = join(projectRoot, 'shared', 'http', 'openapi-document.generated.json');
+export const GENERATED_DATA_MODULE = join(projectRoot, 'shared', 'http', 'openapi-document.generated.ts');
+
+export type JsonSchema = Record<string, unknown>;
+export interface OpenApiDocument {
+  openapi: string;
+  info: Record<string, unknown>;
+  servers: { url: string; description: string }[];
+  tags: { name: string; description: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+}
+export interface Operation {
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description?: string;
+  security: Record<string, string[]>[];
+  parameters?: Record<string, unknown>[];
+  requestBody?: Record<string, unknown>;
+  responses: Record<string, Record<string, unknown>>;
+}
+
+/** The document path of a route: `/api/devices/{sn}` -> `/devices/{sn}`. */
+export function documentPath(routePath: string): string {
+  if (!routePath.startsWith(`${API_PREFIX}/`)) throw new Error(`${routePath} is not under ${API_PREFIX}/`);
+  return routePath.slice(API_PREFIX.length);
+}
+
+/** The route path of a request path (`/api/v1/devices/X` or `/api/devices/X`) in document form. */
+export function requestDocumentPath(requestPath: string): string {
+  const prefix = requestPath.startsWith(`${VERSION_PREFIX}/`) ? VERSION_PREFIX : API_PREFIX;
+  return requestPath.slice(prefix.length);
+}
+
+/** Tags by the folder of the handler (functions/<folder>/...), in the order the reference shows them. */
+const TAGS: Record<string, { name: string; description: string }> = {
+  'verify-code': { name: 'Sign-in', description: 'Codes by e-mail or SMS, passwords and tokens.' },
+  auth: { name: 'Sign-in', description: '' },
+  users: { name: 'Account', description: 'The signed-in user.' },
+  devices: { name: 'Devices', description: 'Captioning devices bound to the user.' },
+  transcriptions: { name: 'Transcriptions', description: 'Transcription records and usage.' },
+  behavior: { name: 'Behavior', description: 'Logins and interface choices the app records, and their statistics.' },
+  health: { name: 'Service', description: 'Liveness and this reference.' },
+  openapi: { name: 'Service', description: '' },
+};
+
+/** What each `error` means to a caller; every name the service can answer must have a line. */
+const ERROR_MEANINGS: Record<string, string> = {
+  INVALID_JSON: 'the body is not JSON, or was sent without `Content-Type: application/json`',
+  VALIDATION_FAILED: 'a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem',
+  PAYLOAD_TOO_LARGE: `the body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`,
+  CODE_COOLDOWN: 'a code was sent to this target less than 60 seconds ago (`Retry-After`)',
+  CODE_DAILY_LIMIT: 'the daily number of codes for this target is reached (`Retry-After`)',
+  CODE_INVALID: 'the code is wrong, expired or already used (or was not sent to this target)',
+  CODE_ATTEMPTS_EXCEEDED: 'five wrong tries: the code is void; request a new one',
+  ACCOUNT_EXISTS: 'an account with this e-mail or phone exists',
+  INVALID_CREDENTIALS: 'wrong e-mail/phone or password (the same answer for unknown accounts)',
+  LOGIN_LOCKED: 'too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works',
+  DEVICE_BOUND_ELSEWHERE: 'the device is bound to another account',
+  UNAUTHORIZED: 'the token is missing, malformed, invalid or expired, or its account was deleted or its password reset',
+  NOT_FOUND: 'no such resource of yours',
+  IDEMPOTENCY_KEY_REUSED: `the \`${IDEMPOTENCY_HEADER}\` was used in the last 24 hours for a different request`,
+  THROTTLED: 'too many requests (gateway throttling, or the per-IP limit on code requests)',
+  DELIVERY_FAILED: 'the code could not be e-mailed or texted; no code is pending and the cooldown is released',
+  SERVICE_UNAVAILABLE: 'the database is busy or the request kept colliding with concurrent ones; retry shortly',
+  INTERNAL: 'an unexpected error; `requestId` identifies it in the logs',
+};
+
+/** HTTP status and body code of every `error` name: the handlers' (error-map.ts) and the gateway's. */
+const ERROR_STATUS: Record<string, { status: number; code: number }> = {
+  ...HTTP_BY_ERROR_CODE,
+  THROTTLED: { status: GATEWAY_RESPONSES.THROTTLED.status, code: GATEWAY_RESPONSES.THROTTLED.body.code },
+  INTERNAL: { status: GATEWAY_RESPONSES.DEFAULT_5XX.status, code: GATEWAY_RESPONSES.DEFAULT_5XX.body.code },
+};
+
+/** The `error` names whose answers carry `Retry-After`: those of the RetryLaterError classes. */
+const RETRY_AFTER_ERRORS = new Set(
+  Object.values(domainErrors)
+    .filter((value): value is typeof domainErrors.RetryLaterError => typeof value === 'function' && value.prototype instanceof domainErrors.RetryLaterError)
+    .map((ErrorClass) => new (ErrorClass as unknown as new (message: string, seconds: number) => domainErrors.RetryLaterError)('', 1).code),
+);
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  404: 'Not found',
+  413: 'Payload too large',
+  422: 'Idempotency-Key reused',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Service unavailable',
+};
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const HEADER_PARAMETERS: Record<DocumentedHeader, { component: string; parameter: Record<string, unknown> }> = {
+  'Idempotency-Key': {
+    component: 'IdempotencyKey',
+    parameter: {
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        `A key of your choice (a UUID, say) that makes a retry safe: a repeat with the same key within ${IDEMPOTENCY_WINDOW_SECONDS / 3600} hours ` +
+        'answers the first response (with `Idempotent-Replayed: true`) and writes nothing, also when the repeats run concurrently. ' +
+        'The same key with a different body answers 422. Keys are scoped to your account and this operation.',
+      schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source },
+      example: '3f1c2a9e-5b7d-4c1e-9f0a-6d2b8e4c7a15',
+    },
+  },
+  'Accept-Language': {
+    component: 'AcceptLanguage',
+    parameter: {
+      name: 'Accept-Language',
+      in: 'header',
+      required: false,
+      description: `The language of the message when the body has no \`locale\`: the first supported one of ${SUPPORTED_LOCALES.map((locale) => `\`${locale}\``).join(', ')} by weight; English otherwise.`,
+      schema: { type: 'string' },
+      example: 'zh-CN,zh;q=0.9,en;q=0.8',
+    },
+  },
+};
+
+const RESPONSE_HEADERS = {
+  XNextCursor: {
+    description: 'Present when more items exist: pass it as `?cursor=` for the next page. Its absence, not a short page, marks the end.',
+    schema: { type: 'string' },
+  },
+  Link: {
+    description: 'With `X-Next-Cursor`: the next page as an RFC 8288 link, relative to the URL you called: `<?limit=50&cursor=...>; rel="next"`.',
+    schema: { type: 'string' },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before trying again (with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  IdempotentReplayed: {
+    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/** Converts zod schemas and collects the named ones (`id` metadata) as components. */
+class SchemaConverter {
+  readonly components: Record<string, JsonSchema> = {};
+
+  convert(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
+    const { $schema: _dialect, $defs, ...json } = z.toJSONSchema(schema, {
+      io,
+      unrepresentable: 'throw',
+      // zod drops `examples` of a transforming schema in input mode (they could be outputs); ours
+      // are written on request schemas, as inputs.
+      override: ({ zodSchema, jsonSchema }) => {
+        const examples = z.globalRegistry.get(zodSchema)?.examples;
+        if (io === 'input' && examples && !jsonSchema.examples) jsonSchema.examples = examples as unknown[];
+      },
+    }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
+    for (const [id, definition] of Object.entries($defs ?? {})) {
+      const known = this.components[id];
+      if (known && JSON.stringify(known) !== JSON.stringify(definition)) throw new Error(`Two different schemas are named ${id}`);
+      this.components[id] = definition;
+    }
+    return json;
+  }
+}
+
+/** `#/$defs/X` (zod's) -> `#/components/schemas/X`, everywhere in the document. */
+function componentRefs<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/')) as T;
+}
+
+function operationId(route: RouteDefinition): string {
+  const name = route.entry.replace(/^functions\//, '').replace(/\.ts$/, '');
+  return name.replace(/[-/](\w)/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+function tagOf(route: RouteDefinition) {
+  const folder = route.entry.split('/')[1]!;
+  const tag = TAGS[folder];
+  if (!tag) throw new Error(`${routeId(route)}: no tag for functions/${folder} in infra/tools/openapi.ts`);
+  return tag;
+}
+
+function parameters(converter: SchemaConverter, schema: z.core.$ZodType, location: 'query' | 'path'): Record<string, unknown>[] {
+  const json = converter.convert(schema, 'input') as { type?: string; properties?: Record<string, JsonSchema>; required?: string[] };
+  if (json.type !== 'object' || !json.properties) throw new Error(`${location} schema must be an object`);
+  const required = new Set(json.required ?? []);
+  return Object.entries(json.properties).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: propertySchema,
+    };
+  });
+}
+
+const pascalCase = (name: string) => name.toLowerCase().replace(/(?:^|_)(\w)/g, (_match, letter: string) => letter.toUpperCase());
+
+/**
+ * The answer of one status. A status with a single possible error is the same answer everywhere:
+ * it becomes a shared component (`#/components/responses/Unauthorized`), which keeps the document
+ * (and the function that serves it) small.
+ */
+function errorResponse(names: string[], shared: Record<string, unknown>) {
+  if (names.length === 1) {
+    const component = pascalCase(names[0]!);
+    shared[component] ??= errorResponseBody(names);
+    return ref('responses', component);
+  }
+  return errorResponseBody(names);
+}
+
+function errorResponseBody(names: string[]) {
+  const status = ERROR_STATUS[names[0]!]!.status;
+  const codes = [...new Set(names.map((name) => ERROR_STATUS[name]!.code))].sort((a, b) => a - b);
+  const lines = names.map((name) => `- \`${name}\`: ${ERROR_MEANINGS[name]}`);
+  return {
+    description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
+    ...(names.some((name) => RETRY_AFTER_ERRORS.has(name)) ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
+    content: {
+      'application/json': {
+        schema: { allOf: [ref('schemas', 'Error'), { properties: { code: { enum: codes }, error: { enum: names } } }] },
+      },
+    },
+  };
+}
+
+function operation(converter: SchemaConverter, sharedResponses: Record<string, unknown>, handler: ProxyHandler): Operation {
+  const { route, definition } = handler;
+  const id = routeId(route);
+  if (!definition.response) throw new Error(`${id} has no response schema`);
+  const headers = definition.docs.headers ?? [];
+  const isList = definition.query === pageQuerySchema;
+  const idempotent = headers.includes('Idempotency-Key');
+
+  const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const pathParameters = definition.params ? parameters(converter, definition.params as z.core.$ZodType, 'path') : [];
+  if (JSON.stringify(pathParameters.map((parameter) => parameter.name).sort()) !== JSON.stringify([...pathNames].sort())) {
+    throw new Error(`${id}: the path parameters of the schema do not match the path`);
+  }
+
+  const errorNames = new Set<string>();
+  if (definition.body) ['INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'].forEach((name) => errorNames.add(name));
+  if (definition.query || definition.params || idempotent) errorNames.add('VALIDATION_FAILED');
+  if (route.auth === 'bearer') errorNames.add('UNAUTHORIZED');
+  if (idempotent) errorNames.add('IDEMPOTENCY_KEY_REUSED');
+  for (const name of definition.docs.errors ?? []) errorNames.add(name);
+  if (route.sender) errorNames.add('DELIVERY_FAILED');
+  if (route.table !== 'none') errorNames.add('SERVICE_UNAVAILABLE');
+  errorNames.add('THROTTLED');
+  errorNames.add('INTERNAL');
+  const byStatus = new Map<number, string[]>();
+  for (const name of errorNames) {
+    const mapped = ERROR_STATUS[name];
+    if (!mapped || !ERROR_MEANINGS[name]) throw new Error(`${id}: unknown error ${name}`);
+    byStatus.set(mapped.status, [...(byStatus.get(mapped.status) ?? []), name]);
+  }
+
+  const responseSchema = converter.convert(definition.response as z.core.$ZodType, 'output');
+  const successHeaders = {
+    ...(isList ? { 'X-Next-Cursor': ref('headers', 'XNextCursor'), Link: ref('headers', 'Link') } : {}),
+    ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
+  };
+  const responses: Operation['responses'] = {
+    '200': {
+      description: isList ? `A page of the list, newest first (up to \`limit\`, default ${DEFAULT_PAGE_SIZE}).` : 'OK',
+      ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
+      content: { 'application/json': { schema: responseSchema } },
+    },
+  };
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) responses[String(status)] = errorResponse(byStatus.get(status)!, sharedResponses);
+
+  const allParameters = [
+    ...pathParameters,
+    ...(definition.query ? parameters(converter, definition.query as z.core.$ZodType, 'query') : []),
+    ...headers.map((header) => ref('parameters', HEADER_PARAMETERS[header].component)),
+  ];
+  return {
+    operationId: operationId(route),
+    tags: [tagOf(route).name],
+    summary: definition.docs.summary,
+    ...(definition.docs.description ? { description: definition.docs.description } : {}),
+    security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
+    ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
+    ...(definition.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: converter.convert(definition.body as z.core.$ZodType, 'input') } } } }
+      : {}),
+    responses,
+  };
+}
+
+function introduction(): string {
+  const errorRows = Object.keys(ERROR_MEANINGS).map((name) => {
+    const { status, code } = ERROR_STATUS[name]!;
+    return `| ${status} | ${code} | \`${name}\` | ${ERROR_MEANINGS[name]} |`;
+  });
+  return [
+    'The backend of the captioning app: sign-in with codes or passwords, the user, bound devices, transcription records with usage, and behavior events with statistics.',
+    '',
+    '**Base URL and versions.** Every operation answers at `<base>/api/...` and identically at `<base>/api/v1/...` (the two servers of this document, relative to where it is served). ' +
+      '`<base>` is `http://localhost:8080` for `npm start` and the `ApiUrl` output of the stack on AWS.',
+    '',
+    '**Authentication.** Operations with a lock need `Authorization: Bearer <token>`. Get a token from `POST /verify-code/verify` (a code sent by `POST /verify-code/send`) or `POST /auth/login`.',
+    '',
+    '**Requests and answers.** Bodies are JSON with `Content-Type: application/json`. Timestamps are ISO 8601 UTC at second precision (`2026-01-29T10:30:00Z`); ids are positive integers. ' +
+      `Lists are plain arrays, newest first, paginated with \`?limit=\` (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and \`?cursor=\`: more items exist while a response carries \`X-Next-Cursor\` (and \`Link: <...>; rel="next"\`). ` +
+      `Browsers may read these headers: ${CORS_EXPOSED_HEADERS.split(',').map((name) => `\`${name}\``).join(', ')}.`,
+    '',
+    '**Errors.** Every non-2xx body is `{code, message, error}`, with `details` on validation errors, `retryAfterSeconds` (and a `Retry-After` header) when waiting helps, and `requestId` on 5xx. ' +
+      'Program against `error`; `message` is for people.',
+    '',
+    '| HTTP | code | error | meaning |',
+    '|---|---|---|---|',
+    ...errorRows,
+  ].join('\n');
+}
+
+/** Every route's handler module, as the local server loads them. */
+export async function loadHandlers(): Promise<ProxyHandler[]> {
+  return Promise.all(
+    routes.map(async (route) => {
+      const module = (await import(pathToFileURL(join(projectRoot, route.entry)).href)) as { handler: ProxyHandler };
+      if (!module.handler?.definition) throw new Error(`${route.entry} does not export an endpoint handler`);
+      return module.handler;
+    }),
+  );
+}
+
+export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+  const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+  const converter = new SchemaConverter();
+  converter.convert(errorBodySchema, 'output');
+  const sharedResponses: Record<string, unknown> = {};
+  const paths: OpenApiDocument['paths'] = {};
+  for (const handler of await loadHandlers()) {
+    const path = documentPath(handler.route.path);
+    (paths[path] ??= {})[handler.route.method.toLowerCase()] = operation(converter, sharedResponses, handler);
+  }
+  const tags = [...new Map(Object.values(TAGS).filter((tag) => tag.description).map((tag) => [tag.name, tag])).values()];
+  const parameterComponents = Object.fromEntries(Object.values(HEADER_PARAMETERS).map(({ component, parameter }) => [component, parameter]));
+  const sorted = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
+  return componentRefs({
+    openapi: '3.1.0',
+    info: {
+      title: 'Captioning account service',
+      version,
+      description: introduction(),
+    },
+    servers: [
+      { url: '.', description: 'Where this document is served: `<base>/api`' },
+      { url: `./${VERSION_PREFIX.slice(API_PREFIX.length + 1)}`, description: 'The same operations at `<base>/api/v1`' },
+    ],
+    tags,
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'The token from `POST /verify-code/verify` or `POST /auth/login`.',
+        },
+      },
+      schemas: sorted(converter.components),
+      responses: sorted(sharedResponses),
+      parameters: parameterComponents,
+      headers: RESPONSE_HEADERS,
+    },
+  });
+}
+
+/** The document as committed: two-space JSON with a final newline. */
+export const serializeDocument = (document: OpenApiDocument): string => `${JSON.stringify(document, null, 2)}\n`;
+
+/** The document as the function bundles it: minified JSON, brotli, base64. */
+export const encodeDocument = (document: OpenApiDocument): string =>
+  brotliCompressSync(Buffer.from(JSON.stringify(document), 'utf8'), {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+  }).toString('base64');

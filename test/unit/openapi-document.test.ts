@@ -1,0 +1,173 @@
+import { readFileSync } from 'node:fs';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GENERATED_DOCUMENT, buildOpenApiDocument, documentPath } from '../../infra/tools/openapi';
+import type { OpenApiDocument, Operation } from '../../infra/tools/openapi';
+import { HTTP_BY_ERROR_CODE } from '../../shared/http/error-map';
+import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import { openApiDocument } from '../../shared/http/openapi-document';
+import { routeId, routes } from '../../shared/routes';
+
+/**
+ * The committed OpenAPI document (what GET /api/openapi.json serves) is what the generator makes
+ * of today's routes and schemas, is a valid OpenAPI 3.1 document, and describes every route with
+ * the contract's auth, errors, pagination and Idempotency-Key. test/integration/openapi-conformance
+ * checks real answers against it.
+ */
+let fresh: OpenApiDocument;
+let committed: OpenApiDocument;
+
+beforeAll(async () => {
+  fresh = await buildOpenApiDocument();
+  committed = JSON.parse(readFileSync(GENERATED_DOCUMENT, 'utf8')) as OpenApiDocument;
+});
+
+const operations = (document: OpenApiDocument) =>
+  Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ id: `${method.toUpperCase()} ${path}`, operation })));
+
+const resolve = (document: OpenApiDocument, value: Record<string, unknown>): Record<string, any> => {
+  const target = value.$ref;
+  if (typeof target !== 'string') return value;
+  return target
+    .slice(2)
+    .split('/')
+    .reduce<any>((node, key) => node[key], document);
+};
+
+const routeOf = (path: string, method: string) => routes.find((route) => documentPath(route.path) === path && route.method === method.toUpperCase());
+
+describe('the committed OpenAPI document', () => {
+  it('is what `npm run generate:openapi` makes of the current routes and schemas (run it after changing them)', () => {
+    expect(committed).toEqual(fresh);
+  });
+
+  it('is what the function serves (the compressed copy matches too)', () => {
+    expect(openApiDocument()).toEqual(fresh);
+  });
+
+  it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    const validated = await SwaggerParser.validate(structuredClone(fresh) as never);
+    expect((validated as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it('has unique operation ids', () => {
+    const ids = operations(fresh).map(({ operation }) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('the document and the route table', () => {
+  it('lists every route of the route table', () => {
+    const missing = routes.filter((route) => !fresh.paths[documentPath(route.path)]?.[route.method.toLowerCase()]).map(routeId);
+    expect(missing).toEqual([]);
+  });
+
+  it('lists nothing that is not a route', () => {
+    const extra = operations(fresh)
+      .filter(({ id }) => {
+        const [method, path] = id.split(' ');
+        return !routeOf(path!, method!);
+      })
+      .map(({ id }) => id);
+    expect(extra).toEqual([]);
+  });
+
+  it('serves the /api/v1 aliases as a second server', () => {
+    expect(fresh.servers.map((server) => server.url)).toEqual(['.', './v1']);
+  });
+});
+
+describe('each operation', () => {
+  const each = (check: (operation: Operation, route: (typeof routes)[number]) => void) => {
+    for (const { id, operation } of operations(fresh)) {
+      const [method, path] = id.split(' ');
+      try {
+        check(operation, routeOf(path!, method!)!);
+      } catch (error) {
+        throw new Error(`${id}: ${(error as Error).message}`);
+      }
+    }
+  };
+
+  it('requires the bearer token exactly where the route table says, and then documents 401', () => {
+    each((operation, route) => {
+      expect(operation.security).toEqual(route.auth === 'bearer' ? [{ bearerAuth: [] }] : []);
+      expect(Boolean(operation.responses['401'])).toBe(route.auth === 'bearer');
+    });
+  });
+
+  it('documents 429 and 500 everywhere, 503 wherever the table or delivery can fail, 400 and 413 with a body', () => {
+    each((operation, route) => {
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '429', '500']));
+      expect(Boolean(operation.responses['503'])).toBe(route.table !== 'none' || route.sender);
+      expect(Boolean(operation.responses['413'])).toBe(Boolean(operation.requestBody));
+      if (operation.requestBody) expect(operation.responses['400']).toBeDefined();
+    });
+  });
+
+  it('documents every error body as the contract’s {code, message, error}', () => {
+    each((operation) => {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (status === '200') continue;
+        const schema = resolve(fresh, response).content['application/json'].schema;
+        expect(schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' });
+      }
+    });
+  });
+
+  it('names every error the service answers somewhere in the document', () => {
+    const documented = new Set(
+      operations(fresh).flatMap(({ operation }) =>
+        Object.entries(operation.responses)
+          .filter(([status]) => status !== '200')
+          .flatMap(([, response]) => resolve(fresh, response).content['application/json'].schema.allOf[1].properties.error.enum as string[]),
+      ),
+    );
+    const answered = [...Object.keys(HTTP_BY_ERROR_CODE), GATEWAY_RESPONSES.THROTTLED.body.error, GATEWAY_RESPONSES.DEFAULT_5XX.body.error];
+    expect(answered.filter((name) => !documented.has(name))).toEqual([]);
+  });
+
+  it('documents Retry-After with the code cooldown and the login lock', () => {
+    const retryAfter = (path: string) => resolve(fresh, fresh.paths[path]!.post!.responses['400']!).headers?.['Retry-After'];
+    expect(retryAfter('/verify-code/send')).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    expect(retryAfter('/auth/login')).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    expect(retryAfter('/verify-code/verify')).toBeUndefined();
+  });
+
+  it('takes an Idempotency-Key on the three POSTs of the contract, and only there', () => {
+    const withKey = operations(fresh)
+      .filter(({ operation }) => operation.parameters?.some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey'))
+      .map(({ id }) => id);
+    expect(withKey.sort()).toEqual(['POST /behavior/events', 'POST /behavior/login', 'POST /transcriptions']);
+    expect(fresh.components.parameters!.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
+  });
+
+  it('paginates every list: limit and cursor in, X-Next-Cursor and Link out', () => {
+    const lists = operations(fresh).filter(({ operation }) => (operation.responses['200']!.content as any)['application/json'].schema.type === 'array');
+    expect(lists.map(({ id }) => id).sort()).toEqual([
+      'GET /behavior/language-choice',
+      'GET /behavior/login',
+      'GET /behavior/translation',
+      'GET /behavior/voice-provider',
+      'GET /devices',
+      'GET /transcriptions',
+    ]);
+    for (const { operation } of lists) {
+      expect(operation.parameters?.map((parameter) => parameter.name)).toEqual(['limit', 'cursor']);
+      expect(Object.keys(operation.responses['200']!.headers as object)).toEqual(['X-Next-Cursor', 'Link']);
+    }
+  });
+
+  it('describes request bodies, path parameters and responses from the zod schemas', () => {
+    const bind = fresh.paths['/devices']!.post!;
+    expect((bind.requestBody as any).content['application/json'].schema).toMatchObject({
+      type: 'object',
+      required: ['sn', 'mac', 'productModel'],
+      properties: { productModel: { type: 'string', minLength: 1, maxLength: 100 } },
+    });
+    expect((bind.responses['200']!.content as any)['application/json'].schema).toEqual({ $ref: '#/components/schemas/Device' });
+    expect(fresh.components.schemas!.Device).toMatchObject({ additionalProperties: false, required: ['sn', 'userId', 'mac', 'productModel', 'createdAt'] });
+    expect(fresh.paths['/transcriptions/{id}']!.get!.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true })]);
+    expect((fresh.components.schemas!.User as any).properties).not.toHaveProperty('passwordHash');
+  });
+});
