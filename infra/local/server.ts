@@ -14,6 +14,8 @@ import type { Clock } from '../../shared/ports/clock';
 import { authorizer, routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import { overridePorts } from '../../shared/runtime';
+import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
+import type { DocsFile } from '../tools/docs-site';
 import type { DevOutbox } from './dev-outbox';
 
 /**
@@ -120,6 +122,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     for (const resource of versionedPaths(route.path)) mounted.push({ route, resource, handler, ...compile(resource) });
   }
   const authorize = await loadModule<AuthorizerHandler>(authorizer.entry);
+  /** The API reference page (GET /docs/), read on its first request. Local mode only, like /dev. */
+  let docs: Map<string, DocsFile> | undefined;
   /** API Gateway caches an authorizer's policy per identity source value for the configured TTL. */
   const authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; until: number }>();
 
@@ -168,6 +172,20 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       const raw = url.searchParams.get('target') ?? undefined;
       const target = raw === undefined ? undefined : (parseTarget(raw)?.value ?? raw);
       send(response, 200, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(options.outbox.list(target)));
+      return;
+    }
+
+    if (method === 'GET' && url.pathname === '/docs') {
+      // The page loads its assets relative to itself, so it lives at /docs/.
+      send(response, 301, { Location: '/docs/' }, '');
+      return;
+    }
+    if (method === 'GET' && url.pathname.startsWith('/docs/')) {
+      docs ??= docsSiteFiles('/api/openapi.json');
+      const file = docs.get(url.pathname.slice('/docs/'.length) || 'index.html');
+      if (!file) return gateway(response, 'MISSING_AUTHENTICATION_TOKEN', origin);
+      response.writeHead(200, { ...DOCS_SECURITY_HEADERS, 'Content-Type': file.contentType, 'Content-Length': file.body.length });
+      response.end(file.body);
       return;
     }
 

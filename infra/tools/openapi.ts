@@ -232,6 +232,19 @@ function parameters(converter: SchemaConverter, schema: z.core.$ZodType, locatio
   });
 }
 
+/** An answer with this error as a caller may see it; the message is illustrative (it is for people and may change). */
+function errorExample(name: string): Record<string, unknown> {
+  const meaning = ERROR_MEANINGS[name]!.replace(/ \(`Retry-After`\)/, '').replaceAll('`', '');
+  return {
+    code: ERROR_STATUS[name]!.code,
+    message: `${meaning[0]!.toUpperCase()}${meaning.slice(1).split(';')[0]}.`,
+    error: name,
+    ...(name === 'VALIDATION_FAILED' ? { details: [{ path: 'body.verifyCode', message: 'must be 6 digits' }] } : {}),
+    ...(RETRY_AFTER_ERRORS.has(name) ? { retryAfterSeconds: 42 } : {}),
+    ...(ERROR_STATUS[name]!.status >= 500 ? { requestId: 'c0a8e4b2-5f1d-4e7a-9b3c-2d6f8a1e0b47' } : {}),
+  };
+}
+
 const pascalCase = (name: string) => name.toLowerCase().replace(/(?:^|_)(\w)/g, (_match, letter: string) => letter.toUpperCase());
 
 /**
@@ -258,6 +271,7 @@ function errorResponseBody(names: string[]) {
     content: {
       'application/json': {
         schema: { allOf: [ref('schemas', 'Error'), { properties: { code: { enum: codes }, error: { enum: names } } }] },
+        examples: Object.fromEntries(names.map((name) => [name, { value: errorExample(name) }])),
       },
     },
   };
@@ -385,8 +399,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       description: introduction(),
     },
     servers: [
-      { url: '.', description: 'Where this document is served: `<base>/api`' },
-      { url: `./${VERSION_PREFIX.slice(API_PREFIX.length + 1)}`, description: 'The same operations at `<base>/api/v1`' },
+      { url: '.', description: 'Paths as the seed names them: <base>/api/...' },
+      { url: `./${VERSION_PREFIX.slice(API_PREFIX.length + 1)}`, description: 'The same operations, versioned: <base>/api/v1/...' },
     ],
     tags,
     paths,

@@ -76,7 +76,6 @@ const envelopeFields = {
 export const successSchema = named(z.object(envelopeFields), {
   id: 'Success',
   description: 'The success envelope of operations that return no resource.',
-  examples: [{ code: 0, message: 'Logged out.' }],
 });
 
 /** Seed 4.2: code sign-in answers the envelope, the token and the user. */

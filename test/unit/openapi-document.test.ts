@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_DOCUMENT, buildOpenApiDocument, documentPath } from '../../infra/tools/openapi';
 import type { OpenApiDocument, Operation } from '../../infra/tools/openapi';
@@ -48,6 +50,34 @@ describe('the committed OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
     const validated = await SwaggerParser.validate(structuredClone(fresh) as never);
     expect((validated as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it('has examples that match their schemas', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema(fresh, 'openapi.json');
+    const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+    const responses = [
+      ...Object.entries(fresh.components.responses ?? {}).map(([name, response]) => ({ pointer: `#/components/responses/${name}`, response })),
+      ...Object.entries(fresh.paths).flatMap(([path, item]) =>
+        Object.entries(item).flatMap(([method, operation]) =>
+          Object.entries(operation.responses).map(([status, response]) => ({ pointer: `#/paths/${escape(path)}/${method}/responses/${status}`, response })),
+        ),
+      ),
+    ];
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const { pointer, response } of responses) {
+      for (const [type, media] of Object.entries<any>((response as any).content ?? {})) {
+        const validate = ajv.getSchema(`openapi.json${pointer}/content/${escape(type)}/schema`)!;
+        for (const [name, example] of Object.entries<{ value: unknown }>(media.examples ?? {})) {
+          checked++;
+          if (!validate(example.value)) wrong.push(`${pointer} ${name}: ${ajv.errorsText(validate.errors)}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
   });
 
   it('has unique operation ids', () => {
