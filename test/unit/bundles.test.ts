@@ -1,4 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundles, functionTargets } from '../bench/bundles';
 import type { BuiltBundle } from '../bench/bundles';
 import { GOALS, KB } from '../bench/goals';
@@ -18,7 +20,7 @@ const PHONE_METADATA = /node_modules\/libphonenumber-js\//;
 const PASSWORD_LIST = /shared\/identity\/common-passwords-data\.ts$/;
 
 const CEILINGS = [
-  { cause: 'libphonenumber-js metadata and classic zod', pattern: PHONE_METADATA, bytes: 520 * KB },
+  { cause: 'libphonenumber-js metadata and classic zod', pattern: PHONE_METADATA, bytes: 530 * KB },
   { cause: 'classic zod request schemas', pattern: CLASSIC_ZOD, bytes: 330 * KB },
 ];
 const PASSWORD_LIST_CEILING = 40 * KB;
@@ -40,6 +42,10 @@ describe('Lambda bundles', () => {
   beforeAll(async () => {
     bundles = await buildBundles(functionTargets());
   }, 120_000);
+
+  afterAll(() => {
+    if (bundles?.[0]) rmSync(dirname(bundles[0].file), { recursive: true, force: true });
+  });
 
   it('builds one bundle per route and the authorizer', () => {
     expect(bundles.length).toBe(functionTargets().length);
