@@ -2,7 +2,8 @@ import type { CodeChannel } from '../ports/code-sender';
 
 /**
  * The verification message in the caller's language. SMS texts carry the app name, the code and
- * its validity, and stay within one segment (160 GSM-7 characters, or 70 UCS-2 for Chinese).
+ * its validity, and stay within one segment (160 GSM-7 characters, or 70 UCS-2 for Chinese) for
+ * any APP_NAME the settings allow (test/unit/messages-sms.test.ts).
  */
 export const SUPPORTED_LOCALES = ['en', 'zh-CN'] as const;
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
@@ -20,7 +21,9 @@ const templates: Record<Locale, { subject: (a: MessageArguments) => string; emai
     email: ({ appName, code, validMinutes }) =>
       `Your ${appName} verification code is ${code}.\n\nIt is valid for ${validMinutes} minutes and can be used once. ` +
       `If you did not ask for it, you can ignore this message.`,
-    sms: ({ appName, code, validMinutes }) => `[${appName}] Your code is ${code}, valid for ${validMinutes} minutes. Do not share it.`,
+    // Short enough for one UCS-2 segment (70) too: an APP_NAME outside GSM-7 (a Chinese name, say)
+    // makes the whole English text UCS-2.
+    sms: ({ appName, code, validMinutes }) => `[${appName}] Code: ${code}. Valid ${validMinutes} min. Do not share it.`,
   },
   'zh-CN': {
     subject: ({ appName }) => `${appName} 验证码`,
