@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -52,6 +53,14 @@ interface MountedRoute {
 }
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * `X-Dev-Now: <ISO 8601 time>` runs one request as if at that time (local mode only, like /dev):
+ * `npm run seed` uses it to give the demo account a month of history through the real API. The
+ * request's clock starts there and ticks on; other requests keep the server's clock.
+ */
+export const DEV_NOW_HEADER = 'X-Dev-Now';
+const requestClockOffset = new AsyncLocalStorage<number>();
 const STAGE = 'local';
 const API_ID = 'localapi';
 const ACCOUNT = '000000000000';
@@ -110,7 +119,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   useConfig(options.config);
   overridePorts({
-    clock: options.clock,
+    clock: { now: () => new Date(options.clock.now().getTime() + (requestClockOffset.getStore() ?? 0)) },
     codeSender: options.outbox,
     secrets: { rootSecret: async () => options.rootSecret },
   });
@@ -282,7 +291,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   }
 
   const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+    const devNow = request.headers[DEV_NOW_HEADER.toLowerCase()];
+    const at = typeof devNow === 'string' ? Date.parse(devNow) : undefined;
+    if (at !== undefined && !Number.isFinite(at)) return gateway(response, 'DEFAULT_4XX', request.headers.origin);
+    const run = () => handle(request, response);
+    (at === undefined ? run() : requestClockOffset.run(at - options.clock.now().getTime(), run)).catch((error: unknown) => {
       console.error('local server error', error);
       if (!response.headersSent) gateway(response, 'DEFAULT_5XX', request.headers.origin);
       else response.destroy();

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_EMAIL, DEMO_PASSWORD, seedDemo } from '../../infra/tools/seed';
+import { startLocalApi } from '../support/local-api';
+import type { LocalApi } from '../support/local-api';
+
+/** `npm run seed` against a local server: a demo account with a month of data, written once. */
+let api: LocalApi;
+beforeAll(async () => {
+  api = await startLocalApi();
+});
+afterAll(() => api?.close());
+
+const DAY_MS = 86_400_000;
+
+describe('npm run seed', () => {
+  it('creates a demo account with devices, a month of records and events, and signs in with the printed password', async () => {
+    const lines: string[] = [];
+    const summary = await seedDemo(api.url, (line) => lines.push(line));
+    expect(summary).toMatchObject({ created: true, devices: 3 });
+    expect(summary.records).toBeGreaterThanOrEqual(30);
+    expect(summary.events).toBeGreaterThanOrEqual(30);
+
+    const login = await api.request('POST', '/api/auth/login', { body: { email: DEMO_EMAIL, password: DEMO_PASSWORD } });
+    expect(login.status).toBe(200);
+    const token = login.body.token as string;
+
+    // Spread over the last month by the records' own creation times, not all written "now".
+    const usage = await api.request('GET', '/api/transcriptions/usage?days=31', { token });
+    expect(usage.body.totalUsage).toBe(summary.usageSeconds);
+    expect(usage.body.dailyUsage.length).toBeGreaterThanOrEqual(20);
+    const oldest = usage.body.dailyUsage.at(-1).date as string;
+    expect(Date.now() - Date.parse(oldest)).toBeGreaterThan(25 * DAY_MS);
+
+    const records = await api.request('GET', '/api/transcriptions?limit=100', { token });
+    expect(new Set(records.body.map((record: { language: string }) => record.language))).toEqual(new Set(['en-US', 'zh-CN']));
+    const stats = await api.request('GET', '/api/behavior/stats', { token });
+    expect(stats.body.loginCount).toBeGreaterThanOrEqual(25);
+    expect(stats.body.events.length).toBeGreaterThanOrEqual(3);
+    expect((await api.request('GET', '/api/users/me', { token })).body.createdAt < records.body.at(-1).createdAt).toBe(true);
+  }, 240_000);
+
+  it('changes nothing when run again', async () => {
+    const first = await seedDemo(api.url, () => undefined);
+    const again = await seedDemo(api.url, () => undefined);
+    expect(first).toMatchObject({ created: false });
+    expect(again).toEqual(first);
+  }, 60_000);
+});
