@@ -19,146 +19,174 @@ type ComponentMeta = {
   description: string;
   examples?: unknown[];
 };
-const named = <T extends z.ZodMiniType>(schema: T, meta: ComponentMeta): T => {
+
+/**
+ * Each function bundles and builds only the schemas it answers with: esbuild drops a schema no
+ * one imports only if building it is free of side effects to it. zod's own functions are marked
+ * so, but a `.check(...)` call and naming a schema in the global registry are not; hence every
+ * top-level schema here is built inside `built` or `named`, both marked `@__NO_SIDE_EFFECTS__`.
+ * (Building and registering all of them cost every cold import ~5 ms and 25 KB; README
+ * "Benchmarks".) Their calls are pure in the sense that matters: the only effect is the
+ * registry entry, read by the OpenAPI generator of the schemas it imports.
+ */
+/* @__NO_SIDE_EFFECTS__ */
+function built<T>(build: () => T): T {
+  return build();
+}
+
+/** A named schema: a component of the OpenAPI document (its `id`). */
+/* @__NO_SIDE_EFFECTS__ */
+function named<T extends z.ZodMiniType>(build: () => T, meta: ComponentMeta): T {
+  const schema = build();
   z.globalRegistry.add(schema, meta);
   return schema;
-};
+}
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 /** ISO 8601 UTC at second precision (contract section 2). */
-export const timestampSchema = z.string().check(
-  z.regex(TIMESTAMP),
-  z.meta({ format: 'date-time', description: 'ISO 8601 UTC, second precision', examples: ['2026-01-29T10:30:00Z'] }),
+export const timestampSchema = built(() =>
+  z.string().check(
+    z.regex(TIMESTAMP),
+    z.meta({ format: 'date-time', description: 'ISO 8601 UTC, second precision', examples: ['2026-01-29T10:30:00Z'] }),
+  ),
 );
 
 /** Identifiers: positive integers, unique per kind, never reused (contract section 2). */
-const idSchema = (description: string) => z.int().check(z.positive(), z.describe(description));
+/* @__NO_SIDE_EFFECTS__ */
+function idSchema(description: string) {
+  return z.int().check(z.positive(), z.describe(description));
+}
 
-const emailSchema = z.string().check(z.meta({ format: 'email', examples: ['alice@example.com'] }));
-const phoneSchema = z.string().check(z.regex(/^\+[1-9]\d{1,14}$/), z.meta({ description: 'E.164', examples: ['+8613800138000'] }));
+const emailSchema = built(() => z.string().check(z.meta({ format: 'email', examples: ['alice@example.com'] })));
+const phoneSchema = built(() => z.string().check(z.regex(/^\+[1-9]\d{1,14}$/), z.meta({ description: 'E.164', examples: ['+8613800138000'] })));
 
-const userFields = {
+const userFields = built(() => ({
   userId: idSchema('The user'),
   phone: z.nullable(phoneSchema),
   email: z.nullable(emailSchema),
-};
+}));
 
 /** Seed 2.1, as `GET /api/users/me` answers it. */
-export const userSchema = named(z.object({ ...userFields, createdAt: timestampSchema, updatedAt: timestampSchema }), {
+export const userSchema = named(() => z.object({ ...userFields, createdAt: timestampSchema, updatedAt: timestampSchema }), {
   id: 'User',
   description: 'The signed-in user (seed 2.1). `phone` is null for accounts created by e-mail and `email` for accounts created by phone.',
 });
 
 /** Seed 4.4: the new user, without a token. */
-export const registeredUserSchema = named(z.object({ ...userFields, createdAt: timestampSchema }), {
+export const registeredUserSchema = named(() => z.object({ ...userFields, createdAt: timestampSchema }), {
   id: 'RegisteredUser',
   description: 'A user just registered (seed 4.4). No token: sign in with the password or a code.',
 });
 
-const sessionFields = {
+const sessionFields = built(() => ({
   token: z.string().check(z.describe('JWT (HS256) for `Authorization: Bearer <token>`; valid for TOKEN_TTL_MS (default 24 h)')),
   ...userFields,
-};
+}));
 
 /** Seed 4.3: password login answers the token and the user, without the envelope. */
-export const sessionSchema = named(z.object(sessionFields), {
+export const sessionSchema = named(() => z.object(sessionFields), {
   id: 'Session',
   description: 'A token and the user it signs in (seed 4.3).',
 });
 
-const envelopeFields = {
+const envelopeFields = built(() => ({
   code: z.literal(0).check(z.describe('0: success (seed 7)')),
   message: z.string(),
-};
+}));
 
 /** The seed's `{code: 0, message}` envelope of operations that return no resource. */
-export const successSchema = named(z.object(envelopeFields), {
+export const successSchema = named(() => z.object(envelopeFields), {
   id: 'Success',
   description: 'The success envelope of operations that return no resource.',
 });
 
 /** Seed 4.2: code sign-in answers the envelope, the token and the user. */
-export const codeSessionSchema = named(z.object({ ...envelopeFields, ...sessionFields }), {
+export const codeSessionSchema = named(() => z.object({ ...envelopeFields, ...sessionFields }), {
   id: 'CodeSession',
   description: 'The success envelope with a token and the user it signs in (seed 4.2); the account is created when the target has none.',
 });
 
 /** Seed 2.2. */
 export const deviceSchema = named(
-  z.object({
-    sn: z.string().check(z.describe('Serial number, the device identifier')),
-    userId: idSchema('The owner'),
-    mac: z.string().check(z.regex(/^[0-9A-F]{2}(?::[0-9A-F]{2}){5}$/), z.meta({ description: 'Upper-case', examples: ['00:1A:2B:3C:4D:5E'] })),
-    productModel: z.string(),
-    createdAt: timestampSchema,
-  }),
+  () =>
+    z.object({
+      sn: z.string().check(z.describe('Serial number, the device identifier')),
+      userId: idSchema('The owner'),
+      mac: z.string().check(z.regex(/^[0-9A-F]{2}(?::[0-9A-F]{2}){5}$/), z.meta({ description: 'Upper-case', examples: ['00:1A:2B:3C:4D:5E'] })),
+      productModel: z.string(),
+      createdAt: timestampSchema,
+    }),
   { id: 'Device', description: 'A device bound to the user (seed 2.2).' },
 );
 
-const languageSchema = z.string().check(z.meta({ description: '<language>-<REGION>', examples: ['en-US', 'zh-CN'] }));
+const languageSchema = built(() => z.string().check(z.meta({ description: '<language>-<REGION>', examples: ['en-US', 'zh-CN'] })));
 
 /** Seed 2.3. */
 export const transcriptionRecordSchema = named(
-  z.object({
-    transcriptionRecordId: idSchema('The record'),
-    userId: idSchema('The owner'),
-    recordTitle: z.string(),
-    text: z.string(),
-    textLength: z.int().check(z.minimum(0), z.describe('Length of `text` in Unicode code points')),
-    language: languageSchema,
-    durationSeconds: z.int().check(z.minimum(0)),
-    createdAt: timestampSchema,
-    updatedAt: z.nullable(timestampSchema),
-  }),
+  () =>
+    z.object({
+      transcriptionRecordId: idSchema('The record'),
+      userId: idSchema('The owner'),
+      recordTitle: z.string(),
+      text: z.string(),
+      textLength: z.int().check(z.minimum(0), z.describe('Length of `text` in Unicode code points')),
+      language: languageSchema,
+      durationSeconds: z.int().check(z.minimum(0)),
+      createdAt: timestampSchema,
+      updatedAt: z.nullable(timestampSchema),
+    }),
   { id: 'TranscriptionRecord', description: 'A transcription record (seed 2.3); `updatedAt` is null until it is edited.' },
 );
 
 /** Seed 2.4, in seconds (contract section 4). */
 export const usageSchema = named(
-  z.object({
-    userId: idSchema('The user'),
-    totalUsage: z.int().check(z.minimum(0), z.describe('Lifetime usage in seconds (sum of `durationSeconds`)')),
-    dailyUsage: z.array(
-      z.object({
-        date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.meta({ format: 'date', description: 'UTC date of the records’ creation' })),
-        usage: z.int().check(z.minimum(0), z.describe('Seconds')),
-      }),
-    ).check(z.describe('Newest first; only days with usage, within the last `days` days')),
-  }),
+  () =>
+    z.object({
+      userId: idSchema('The user'),
+      totalUsage: z.int().check(z.minimum(0), z.describe('Lifetime usage in seconds (sum of `durationSeconds`)')),
+      dailyUsage: z.array(
+        z.object({
+          date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.meta({ format: 'date', description: 'UTC date of the records’ creation' })),
+          usage: z.int().check(z.minimum(0), z.describe('Seconds')),
+        }),
+      ).check(z.describe('Newest first; only days with usage, within the last `days` days')),
+    }),
   { id: 'Usage', description: 'Usage in seconds (seed 2.4).' },
 );
 
 /** Seed 2.5, as listed. */
 export const behaviorEventSchema = named(
-  z.object({
-    eventId: idSchema('The event'),
-    // Stored events carry only these types; the enum is stated for the document, not re-checked.
-    eventType: z.string().check(z.meta({ enum: [LOGIN_EVENT_TYPE, ...GENERAL_EVENT_TYPES] })),
-    eventValue: z.nullable(z.string()).check(z.describe('Null for login events')),
-    location: z.nullable(z.string()).check(z.describe('Set for login events, null for others')),
-    createdAt: timestampSchema,
-  }),
+  () =>
+    z.object({
+      eventId: idSchema('The event'),
+      // Stored events carry only these types; the enum is stated for the document, not re-checked.
+      eventType: z.string().check(z.meta({ enum: [LOGIN_EVENT_TYPE, ...GENERAL_EVENT_TYPES] })),
+      eventValue: z.nullable(z.string()).check(z.describe('Null for login events')),
+      location: z.nullable(z.string()).check(z.describe('Set for login events, null for others')),
+      createdAt: timestampSchema,
+    }),
   { id: 'BehaviorEvent', description: 'A behavior event (seed 2.5).' },
 );
 
 /** Seed 2.6. */
 export const behaviorStatsSchema = named(
-  z.object({
-    loginCount: z.int().check(z.minimum(0)),
-    events: z.array(
-      z.object({
-        eventType: z.enum(GENERAL_EVENT_TYPES),
-        count: z.int().check(z.positive()),
-        // Never null for the general types (every one carries a value); the stored aggregate's type allows it.
-        lastValue: z.nullable(z.string()).check(z.describe('The value of the newest event of this type')),
-      }),
-    ).check(z.describe('One entry per general event type recorded at least once, in the order of seed 2.5')),
-  }),
+  () =>
+    z.object({
+      loginCount: z.int().check(z.minimum(0)),
+      events: z.array(
+        z.object({
+          eventType: z.enum(GENERAL_EVENT_TYPES),
+          count: z.int().check(z.positive()),
+          // Never null for the general types (every one carries a value); the stored aggregate's type allows it.
+          lastValue: z.nullable(z.string()).check(z.describe('The value of the newest event of this type')),
+        }),
+      ).check(z.describe('One entry per general event type recorded at least once, in the order of seed 2.5')),
+    }),
   { id: 'BehaviorStats', description: 'Behavior statistics (seed 2.6).' },
 );
 
-export const healthSchema = named(z.object({ status: z.literal('ok'), time: timestampSchema }), {
+export const healthSchema = named(() => z.object({ status: z.literal('ok'), time: timestampSchema }), {
   id: 'Health',
   description: 'Liveness; touches no dependency.',
 });
@@ -176,17 +204,18 @@ export const behaviorEventListSchema = z.array(behaviorEventSchema);
  * gateway (shared/http/gateway-responses.ts). Documentation only: those modules build the bodies.
  */
 export const errorBodySchema = named(
-  z.object({
-    code: z.int().check(z.describe('1 for rule violations of the seed (wrong code, cooldown ...); otherwise the HTTP status')),
-    message: z.string().check(z.describe('For people; may change')),
-    error: z.string().check(z.describe('Stable UPPER_SNAKE name of the error, for programs')),
-    details: z.optional(
-      z.array(z.object({ path: z.string().check(z.meta({ examples: ['body.verifyCode'] })), message: z.string() })).check(
-        z.describe('VALIDATION_FAILED: every problem of the request'),
+  () =>
+    z.object({
+      code: z.int().check(z.describe('1 for rule violations of the seed (wrong code, cooldown ...); otherwise the HTTP status')),
+      message: z.string().check(z.describe('For people; may change')),
+      error: z.string().check(z.describe('Stable UPPER_SNAKE name of the error, for programs')),
+      details: z.optional(
+        z.array(z.object({ path: z.string().check(z.meta({ examples: ['body.verifyCode'] })), message: z.string() })).check(
+          z.describe('VALIDATION_FAILED: every problem of the request'),
+        ),
       ),
-    ),
-    retryAfterSeconds: z.optional(z.int().check(z.positive(), z.describe('With CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED; also sent as `Retry-After`'))),
-    requestId: z.optional(z.string().check(z.describe('On 5xx answers from a function: quote it when reporting a problem'))),
-  }),
+      retryAfterSeconds: z.optional(z.int().check(z.positive(), z.describe('With CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED; also sent as `Retry-After`'))),
+      requestId: z.optional(z.string().check(z.describe('On 5xx answers from a function: quote it when reporting a problem'))),
+    }),
   { id: 'Error', description: 'Every non-2xx answer (contract section 2).' },
 );
