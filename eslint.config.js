@@ -22,6 +22,26 @@ export default tseslint.config(
     },
   },
   {
+    // Lambda code: request and response schemas are zod/mini. Classic zod costs ~90 KB of every
+    // bundle and ~9 ms of every cold import (README "Benchmarks", issue 6); build-time tools and
+    // tests may use it.
+    files: ['shared/**', 'functions/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['zod', 'zod/v4', 'zod/v4/classic', 'zod/v3'].map((name) => ({
+            name,
+            // Types cost nothing at run time.
+            allowTypeImports: true,
+            message:
+              "Use `import * as z from 'zod/mini'` (types: 'zod/v4/core'): classic zod adds ~90 KB to the bundle and ~9 ms to the cold import of every function that imports it.",
+          })),
+        },
+      ],
+    },
+  },
+  {
     // Response bodies in tests are whatever the server sent; the assertions are the type check.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

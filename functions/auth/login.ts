@@ -1,11 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
 import { sessionSchema } from '../../shared/http/schemas';
 import { EXACTLY_ONE_TARGET, accountTargetFields, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
 
-const body = z.object({ ...accountTargetFields, password: submittedPasswordSchema }).meta(EXACTLY_ONE_TARGET).transform(oneAccountTarget);
+const fields = z.object({ ...accountTargetFields, password: submittedPasswordSchema }).check(z.meta(EXACTLY_ONE_TARGET));
+const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context) => oneAccountTarget(value, context)));
 
 /** Password login by phone or e-mail; answers without the code/message envelope (seed 4.3). */
 export const handler = endpoint('POST /api/auth/login', {

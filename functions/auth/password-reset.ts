@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';

@@ -1,14 +1,12 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { register } from '../../shared/identity/account-service';
 import { registeredUserSchema } from '../../shared/http/schemas';
 import { EXACTLY_ONE_TARGET, accountTargetFields, newPasswordSchema, oneAccountTarget, verifyCodeSchema } from '../../shared/identity/schemas';
 
-const body = z
-  .object({ ...accountTargetFields, verifyCode: verifyCodeSchema, password: newPasswordSchema })
-  .meta(EXACTLY_ONE_TARGET)
-  .transform(oneAccountTarget);
+const fields = z.object({ ...accountTargetFields, verifyCode: verifyCodeSchema, password: newPasswordSchema }).check(z.meta(EXACTLY_ONE_TARGET));
+const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context) => oneAccountTarget(value, context)));
 
 /** Registers with a password; returns the new user without a token (seed 4.4). */
 export const handler = endpoint('POST /api/auth/register', {

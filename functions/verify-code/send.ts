@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
@@ -9,7 +9,9 @@ import { chooseLocale } from '../../shared/identity/messages';
 import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
 
-const locale = z.string().max(35).meta({ description: 'Message language, e.g. `en` or `zh-CN`; else Accept-Language; else English' }).optional();
+const locale = z.optional(
+  z.string().check(z.maxLength(35), z.meta({ description: 'Message language, e.g. `en` or `zh-CN`; else Accept-Language; else English' })),
+);
 
 const body = z.discriminatedUnion('type', [
   z.object({ type: z.literal('email'), target: emailTargetSchema, locale }),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { textField } from '../http/fields';
 
 /**
@@ -11,20 +11,22 @@ import { textField } from '../http/fields';
  * - `productModel`: 1 to 100 characters, not only spaces.
  */
 export const SN_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-export const snSchema = z
-  .string()
-  .regex(SN_PATTERN, 'must be 1 to 64 letters, digits, ".", "_" or "-"')
-  .meta({ description: 'Serial number, compared exactly', examples: ['CAP2-00042317'] });
+export const snSchema = z.string().check(
+  z.regex(SN_PATTERN, 'must be 1 to 64 letters, digits, ".", "_" or "-"'),
+  z.meta({ description: 'Serial number, compared exactly', examples: ['CAP2-00042317'] }),
+);
 
 export const macSchema = z
-  .string()
-  .regex(/^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, 'must be six colon-separated hex pairs, like 00:1A:2B:3C:4D:5E')
-  .transform((mac) => mac.toUpperCase())
-  .meta({ description: 'Returned upper-case', examples: ['00:1A:2B:3C:4D:5E'] });
+  .pipe(
+    z.string().check(z.regex(/^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$/, 'must be six colon-separated hex pairs, like 00:1A:2B:3C:4D:5E')),
+    z.transform((mac: string) => mac.toUpperCase()),
+  )
+  .check(z.meta({ description: 'Returned upper-case', examples: ['00:1A:2B:3C:4D:5E'] }));
 
-export const productModelSchema = textField(1, 100)
-  .refine((value) => value.trim().length > 0, 'must not be blank')
-  .meta({ examples: ['Caption Glasses 2'] });
+export const productModelSchema = textField(1, 100).check(
+  z.refine((value) => value.trim().length > 0, 'must not be blank'),
+  z.meta({ examples: ['Caption Glasses 2'] }),
+);
 
 export const bindDeviceBody = z.object({ sn: snSchema, mac: macSchema, productModel: productModelSchema });
 export type BindDeviceInput = z.output<typeof bindDeviceBody>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Page } from '../db/pagination';
 import { Reply } from './response';
 
@@ -7,13 +7,16 @@ export const MAX_PAGE_SIZE = 100;
 
 const digits = (field: string, min: number, max: number, fallback: number) =>
   z
-    .string()
-    .regex(/^\d{1,6}$/, `${field} must be a whole number`)
-    .transform(Number)
-    .pipe(z.number().int().min(min, `${field} must be at least ${min}`).max(max, `${field} must be at most ${max}`))
-    .optional()
-    .transform((value) => value ?? fallback)
-    .meta({ description: `A whole number from ${min} to ${max}; ${fallback} when absent`, examples: [String(fallback)] });
+    .pipe(
+      z.optional(
+        z.pipe(
+          z.pipe(z.string().check(z.regex(/^\d{1,6}$/, `${field} must be a whole number`)), z.transform(Number)),
+          z.number().check(z.int(), z.gte(min, `${field} must be at least ${min}`), z.lte(max, `${field} must be at most ${max}`)),
+        ),
+      ),
+      z.transform((value: number | undefined) => value ?? fallback),
+    )
+    .check(z.meta({ description: `A whole number from ${min} to ${max}; ${fallback} when absent`, examples: [String(fallback)] }));
 
 /** A query parameter that is a whole number in a range, with a default (`?days=`, `?limit=`). */
 export const boundedIntegerParameter = digits;
@@ -21,11 +24,12 @@ export const boundedIntegerParameter = digits;
 /** `?limit=` (1..100, default 50) and `?cursor=` of every list (contract section 2). */
 export const pageQuerySchema = z.object({
   limit: digits('limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
-  cursor: z
-    .string()
-    .max(2048, 'cursor is too long')
-    .meta({ description: 'The `X-Next-Cursor` of the previous page; only valid for the list and account it came from' })
-    .optional(),
+  cursor: z.optional(
+    z.string().check(
+      z.maxLength(2048, 'cursor is too long'),
+      z.meta({ description: 'The `X-Next-Cursor` of the previous page; only valid for the list and account it came from' }),
+    ),
+  ),
 });
 
 export type PageQuery = z.output<typeof pageQuerySchema>;

@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Where a verification code goes, normalised so that one person is one target: e-mail trimmed and
@@ -11,11 +11,10 @@ export type Target =
 
 export const MAX_EMAIL_LENGTH = 254;
 
-export const emailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email({ message: 'must be an e-mail address' }).max(MAX_EMAIL_LENGTH));
+export const emailSchema = z.pipe(
+  z.string().check(z.trim(), z.toLowerCase()),
+  z.email({ message: 'must be an e-mail address' }).check(z.maxLength(MAX_EMAIL_LENGTH)),
+);
 
 export function parsePhone(raw: string): Extract<Target, { kind: 'phone' }> | undefined {
   const phone = raw.length <= 32 ? parsePhoneNumberFromString(raw.trim()) : undefined;
@@ -23,22 +22,23 @@ export function parsePhone(raw: string): Extract<Target, { kind: 'phone' }> | un
   return { kind: 'phone', value: phone.number, countryCallingCode: phone.countryCallingCode };
 }
 
-export const emailTargetSchema = emailSchema
-  .transform((value): Target => ({ kind: 'email', value }))
-  .meta({ format: 'email', description: 'Trimmed and lower-cased', examples: ['alice@example.com'] });
+export const emailTargetSchema = z
+  .pipe(emailSchema, z.transform((value: string): Target => ({ kind: 'email', value })))
+  .check(z.meta({ format: 'email', description: 'Trimmed and lower-cased', examples: ['alice@example.com'] }));
 
 export const phoneTargetSchema = z
-  .string()
-  .max(32)
-  .transform((raw, context): Target => {
-    const phone = parsePhone(raw);
-    if (!phone) {
-      context.addIssue({ code: 'custom', message: 'must be a phone number in international form, such as +8613800138000' });
-      return z.NEVER;
-    }
-    return phone;
-  })
-  .meta({ description: 'International form; stored as E.164', examples: ['+8613800138000'] });
+  .pipe(
+    z.string().check(z.maxLength(32)),
+    z.transform((raw: string, context): Target => {
+      const phone = parsePhone(raw);
+      if (!phone) {
+        context.issues.push({ code: 'custom', input: raw, message: 'must be a phone number in international form, such as +8613800138000' });
+        return z.NEVER;
+      }
+      return phone;
+    }),
+  )
+  .check(z.meta({ description: 'International form; stored as E.164', examples: ['+8613800138000'] }));
 
 /** An e-mail address or a phone number, told apart by the `@`. */
 export function parseTarget(raw: string): Target | undefined {
@@ -50,14 +50,15 @@ export function parseTarget(raw: string): Target | undefined {
 }
 
 export const targetSchema = z
-  .string()
-  .max(MAX_EMAIL_LENGTH + 10)
-  .transform((raw, context): Target => {
-    const target = parseTarget(raw);
-    if (!target) {
-      context.addIssue({ code: 'custom', message: 'must be an e-mail address or a phone number in international form' });
-      return z.NEVER;
-    }
-    return target;
-  })
-  .meta({ description: 'The e-mail address or phone number (international form) the code was sent to', examples: ['alice@example.com'] });
+  .pipe(
+    z.string().check(z.maxLength(MAX_EMAIL_LENGTH + 10)),
+    z.transform((raw: string, context): Target => {
+      const target = parseTarget(raw);
+      if (!target) {
+        context.issues.push({ code: 'custom', input: raw, message: 'must be an e-mail address or a phone number in international form' });
+        return z.NEVER;
+      }
+      return target;
+    }),
+  )
+  .check(z.meta({ description: 'The e-mail address or phone number (international form) the code was sent to', examples: ['alice@example.com'] }));
