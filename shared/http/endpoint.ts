@@ -169,7 +169,7 @@ export function endpoint<
 
   const base = async (event: APIGatewayProxyEvent, context: Context & { state?: State }) => {
     const state = context.state!;
-    return shape(await definition.run(state.input as EndpointInput<B, Q, P>, serviceContext(state.log)), definition.response, id);
+    return definition.run(state.input as EndpointInput<B, Q, P>, serviceContext(state.log));
   };
 
   const handler = middy<APIGatewayProxyEvent, unknown, Error, Context & { state?: State }>(base).use({
@@ -195,7 +195,8 @@ export function endpoint<
       request.context.state = { input, log, startedAt: performance.now() } as State;
     },
     after: async (request) => {
-      request.response = resultToResponse(request.response, request.event, config());
+      // A result that breaks its schema throws here, and onError answers it as a 500.
+      request.response = resultToResponse(shape(request.response, definition.response, id), request.event, config());
       logRequest(request.context.state, request.response.statusCode);
     },
     onError: async (request) => {
