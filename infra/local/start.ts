@@ -56,6 +56,7 @@ async function main() {
     throw error;
   }
   console.log(`API listening on ${server.url} (DynamoDB Local at ${dynamo.endpoint}, ${dataDir ? `data in ${dataDir}` : 'in memory'})`);
+  console.log(`API reference: ${server.url}/docs  (demo data: npm run seed)`);
   console.log(`Codes go to the dev outbox: ${server.url}/dev/outbox?target=<e-mail or phone>`);
 
   let stopping = false;
