@@ -1,4 +1,4 @@
-import { BatchWriteCommand, DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { UnauthorizedError } from '../errors';
 import type { Database } from './client';
 import { keys, sortKeyPrefix } from './keys';
@@ -93,19 +93,18 @@ async function releaseSerial(db: Database, userId: number, sn: string): Promise<
  * partition meanwhile: every write checks the profile, which is gone.
  */
 export async function purgeAccountData(db: Database, userId: number): Promise<void> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-        ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-        ProjectionExpression: '#pk, #sk',
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
+  const pages = paginateQuery(
+    { client: db.client },
+    {
+      TableName: db.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
+      ProjectionExpression: '#pk, #sk',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
     const itemKeys = (page.Items ?? []) as ItemKey[];
     const serials = itemKeys.filter((key) => key.SK.startsWith(sortKeyPrefix.device)).map((key) => key.SK.slice(sortKeyPrefix.device.length));
     await Promise.all(serials.map((sn) => releaseSerial(db, userId, sn)));
@@ -114,8 +113,7 @@ export async function purgeAccountData(db: Database, userId: number): Promise<vo
     for (let index = 0; index < batches.length; index += PARALLEL_BATCHES) {
       await Promise.all(batches.slice(index, index + PARALLEL_BATCHES).map((batch) => batchDelete(db, batch)));
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.loginFailures(`user#${userId}`) }));
   await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.pendingPurge(userId) }));
 }
@@ -126,23 +124,21 @@ export async function purgeAccountData(db: Database, userId: number): Promise<vo
  */
 export async function resumePendingPurges(db: Database): Promise<number[]> {
   const purged: number[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-        ExpressionAttributeValues: { ':pk': keys.pendingPurge(0).PK },
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
+  const pages = paginateQuery(
+    { client: db.client },
+    {
+      TableName: db.tableName,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      ExpressionAttributeValues: { ':pk': keys.pendingPurge(0).PK },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       await purgeAccountData(db, Number(item.userId));
       purged.push(Number(item.userId));
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return purged;
 }

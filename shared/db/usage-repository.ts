@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
 import { keys } from './keys';
 import { SORT_KEY } from './table';
@@ -44,26 +44,22 @@ export function usageChange(db: Database, userId: number, utcDate: string, delta
  */
 export async function readUsage(db: Database, userId: number, fromDate: string, toDate: string): Promise<Usage> {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: 'PK = :pk AND #sk BETWEEN :from AND :total',
-        ExpressionAttributeNames: { '#sk': SORT_KEY },
-        ExpressionAttributeValues: {
-          ':pk': keys.userPartition(userId),
-          ':from': keys.usageDay(userId, fromDate).SK,
-          ':total': keys.usageTotal(userId).SK,
-        },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
+  const pages = paginateQuery(
+    { client: db.client },
+    {
+      TableName: db.tableName,
+      KeyConditionExpression: 'PK = :pk AND #sk BETWEEN :from AND :total',
+      ExpressionAttributeNames: { '#sk': SORT_KEY },
+      ExpressionAttributeValues: {
+        ':pk': keys.userPartition(userId),
+        ':from': keys.usageDay(userId, fromDate).SK,
+        ':total': keys.usageTotal(userId).SK,
+      },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) items.push(...(page.Items ?? []));
 
   const totalKey = keys.usageTotal(userId).SK;
   const dayKey = (date: string) => keys.usageDay(userId, date).SK;
