@@ -160,8 +160,7 @@ export function endpoint<
         return keys();
       },
       get codeSender() {
-        senderFromAdapter ??= overrides.codeSender ?? requireAdapter(definition.adapters?.codeSender, 'code sender', id)(cfg);
-        return overrides.codeSender ?? senderFromAdapter;
+        return overrides.codeSender ?? (senderFromAdapter ??= requireAdapter(definition.adapters?.codeSender, 'code sender', id)(cfg));
       },
       log,
     };
@@ -182,16 +181,20 @@ export function endpoint<
       });
       const now = (portOverrides().clock ?? systemClock).now();
       const body = definition.body ? validatePart('body', definition.body, parseJsonBody(event)) : undefined;
+      const query = definition.query ? validatePart('query', definition.query, event.queryStringParameters ?? {}) : undefined;
+      const params = definition.params ? validatePart('path', definition.params, event.pathParameters ?? {}) : undefined;
+      // Read once: a Bearer route without a valid caller context is refused before the handler runs.
+      const caller = route.auth === 'bearer' ? callerFrom(event, now) : undefined;
       const input = {
         body,
-        query: definition.query ? validatePart('query', definition.query, event.queryStringParameters ?? {}) : undefined,
-        params: definition.params ? validatePart('path', definition.params, event.pathParameters ?? {}) : undefined,
+        query,
+        params,
         headers: event.headers ?? {},
         get caller(): Caller {
-          return callerFrom(event, now);
+          if (!caller) throw new UnauthorizedError('Unauthorized');
+          return caller;
         },
       };
-      if (route.auth === 'bearer') callerFrom(event, now);
       request.context.state = { input, log, startedAt: performance.now() } as State;
     },
     after: async (request) => {
