@@ -1,58 +1,130 @@
-// zod/mini, not the classic API: config is parsed by every function, the authorizer included,
-// and the mini API tree-shakes to a few kilobytes.
-import * as z from 'zod/mini';
-
 /**
  * Every setting of the service, parsed once per process from the environment. A bad value stops
  * the process at start (Lambda init, local server start) instead of failing a request later.
  * Secrets are never settings: only the ARN of the secret is (see shared/ports/secrets.ts).
+ *
+ * Plain functions, not a schema library: every function and the authorizer parse these at init,
+ * and building a zod/mini object of 17 settings cost ~5 ms of each cold import (README
+ * "Benchmarks"). Request and response bodies, which clients send and read, keep their zod schemas.
  */
-const positiveInt = (fallback: number) =>
-  z._default(z.coerce.number().check(z.int('must be a whole number'), z.positive('must be positive')), fallback);
-const text = (fallback: string) => z._default(z.string().check(z.minLength(1)), fallback);
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const countryCallingCodes = z.pipe(
-  z.optional(z.string()),
-  z.transform((value) =>
-    value === undefined || value.trim() === ''
-      ? undefined
-      : value.split(',').map((part) => part.trim().replace(/^\+/, '')),
-  ),
-);
-
-const configSchema = z.object({
-  TABLE_NAME: z.string().check(z.minLength(1)),
-  DYNAMODB_ENDPOINT: z.optional(z.url()),
-  AWS_REGION: text('us-east-1'),
-  TOKEN_TTL_MS: positiveInt(86_400_000),
-  CODE_TTL_SECONDS: positiveInt(600),
-  CODE_RESEND_SECONDS: positiveInt(60),
-  CODE_DAILY_LIMIT: positiveInt(10),
-  AUTHORIZER_CACHE_SECONDS: z._default(z.coerce.number().check(z.int(), z.minimum(0), z.maximum(3600)), 300),
-  SMS_ALLOWED_COUNTRY_CODES: z.pipe(
-    countryCallingCodes,
-    z.optional(z.array(z.string().check(z.regex(/^\d{1,3}$/, 'country calling codes are 1 to 3 digits')))),
-  ),
-  JWT_ISSUER: text('captioning-api'),
-  JWT_AUDIENCE: text('captioning-app'),
-  JWT_SECRET_ARN: z.optional(z.string().check(z.minLength(1))),
-  SES_FROM_ADDRESS: z.optional(z.string().check(z.minLength(3))),
-  APP_NAME: z._default(z.string().check(z.minLength(1), z.maxLength(20)), 'Captions'),
-  CORS_ORIGINS: z._default(z.string(), '*'),
-  LOG_LEVEL: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
-});
-
-export type Config = z.output<typeof configSchema>;
+export interface Config {
+  TABLE_NAME: string;
+  /** DynamoDB Local's URL (local server and tests); unset on AWS. */
+  DYNAMODB_ENDPOINT: string | undefined;
+  AWS_REGION: string;
+  TOKEN_TTL_MS: number;
+  CODE_TTL_SECONDS: number;
+  CODE_RESEND_SECONDS: number;
+  CODE_DAILY_LIMIT: number;
+  AUTHORIZER_CACHE_SECONDS: number;
+  /** Country calling codes SMS may go to, without `+`; undefined: every country. */
+  SMS_ALLOWED_COUNTRY_CODES: string[] | undefined;
+  JWT_ISSUER: string;
+  JWT_AUDIENCE: string;
+  JWT_SECRET_ARN: string | undefined;
+  SES_FROM_ADDRESS: string | undefined;
+  APP_NAME: string;
+  CORS_ORIGINS: string;
+  LOG_LEVEL: LogLevel;
+}
 
 export class ConfigError extends Error {}
 
-export function parseConfig(env: Record<string, string | undefined>): Config {
-  const result = configSchema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+/** A problem with one setting; collected so that one start reports every bad setting at once. */
+class SettingProblem extends Error {}
+
+type Env = Record<string, string | undefined>;
+type Reader<T> = (value: string | undefined) => T;
+
+/** Unset takes the default; a set value must be valid (an empty string is not "unset"). */
+const withDefault =
+  <T>(read: (value: string) => T, fallback: T): Reader<T> =>
+  (value) =>
+    value === undefined ? fallback : read(value);
+
+const optional =
+  <T>(read: Reader<T>): Reader<T | undefined> =>
+  (value) =>
+    value === undefined ? undefined : read(value);
+
+function requiredText(min = 1, max = Infinity): Reader<string> {
+  return (value) => {
+    if (value === undefined) throw new SettingProblem('is required');
+    if (value.length < min) throw new SettingProblem(`must be at least ${min} characters`);
+    if (value.length > max) throw new SettingProblem(`must be at most ${max} characters`);
+    return value;
+  };
+}
+
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): Reader<number> {
+  return (value) => {
+    const trimmed = value?.trim() ?? '';
+    // Decimal digits only: `Number()` would also take '', '0x10', '1e3' and ' '.
+    if (!/^[+-]?\d+$/.test(trimmed)) throw new SettingProblem('must be a whole number');
+    const number = Number(trimmed);
+    if (!Number.isSafeInteger(number)) throw new SettingProblem('must be a whole number');
+    if (number < min) throw new SettingProblem(min === 1 ? 'must be positive' : `must be at least ${min}`);
+    if (number > max) throw new SettingProblem(`must be at most ${max}`);
+    return number;
+  };
+}
+
+const url: Reader<string> = (value) => {
+  if (value === undefined || !URL.canParse(value)) throw new SettingProblem('must be a URL');
+  return value;
+};
+
+const logLevel: Reader<LogLevel> = (value) => {
+  if (!LOG_LEVELS.includes(value as LogLevel)) throw new SettingProblem(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return value as LogLevel;
+};
+
+/** `86, +1,44` → ['86', '1', '44']; blank means no restriction. */
+const countryCallingCodes: Reader<string[] | undefined> = (value) => {
+  if (value === undefined || value.trim() === '') return undefined;
+  const codes = value.split(',').map((part) => part.trim().replace(/^\+/, ''));
+  if (!codes.every((code) => /^\d{1,3}$/.test(code))) throw new SettingProblem('country calling codes are 1 to 3 digits');
+  return codes;
+};
+
+const positive = (fallback: number) => withDefault(wholeNumber(1), fallback);
+const text = (fallback: string) => withDefault(requiredText(), fallback);
+
+const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
+  TABLE_NAME: requiredText(),
+  DYNAMODB_ENDPOINT: optional(url),
+  AWS_REGION: text('us-east-1'),
+  TOKEN_TTL_MS: positive(86_400_000),
+  CODE_TTL_SECONDS: positive(600),
+  CODE_RESEND_SECONDS: positive(60),
+  CODE_DAILY_LIMIT: positive(10),
+  AUTHORIZER_CACHE_SECONDS: withDefault(wholeNumber(0, 3600), 300),
+  SMS_ALLOWED_COUNTRY_CODES: countryCallingCodes,
+  JWT_ISSUER: text('captioning-api'),
+  JWT_AUDIENCE: text('captioning-app'),
+  JWT_SECRET_ARN: optional(requiredText()),
+  SES_FROM_ADDRESS: optional(requiredText(3)),
+  APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
+  CORS_ORIGINS: withDefault((value: string) => value, '*'),
+  LOG_LEVEL: withDefault(logLevel, 'info'),
+};
+
+export function parseConfig(env: Env): Config {
+  const parsed: Partial<Record<keyof Config, unknown>> = {};
+  const problems: string[] = [];
+  for (const [name, read] of Object.entries(READERS) as [keyof Config, Reader<unknown>][]) {
+    try {
+      parsed[name] = read(env[name]);
+    } catch (error) {
+      if (!(error instanceof SettingProblem)) throw error;
+      problems.push(`${name}: ${error.message}`);
+    }
   }
-  return result.data;
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  return parsed as Config;
 }
 
 let current: Config | undefined;

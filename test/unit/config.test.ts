@@ -36,12 +36,39 @@ describe('parseConfig', () => {
       { ...minimal, SMS_ALLOWED_COUNTRY_CODES: '86,abc' },
       { ...minimal, LOG_LEVEL: 'verbose' },
       { ...minimal, DYNAMODB_ENDPOINT: 'not a url' },
+      // Number() would read these as 0, 16 and 1000: a setting is decimal digits or nothing.
+      { ...minimal, CODE_RESEND_SECONDS: '' },
+      { ...minimal, CODE_RESEND_SECONDS: '0x10' },
+      { ...minimal, CODE_RESEND_SECONDS: '1e3' },
+      { ...minimal, APP_NAME: 'A name longer than twenty' },
+      { ...minimal, JWT_ISSUER: '' },
+      { ...minimal, SES_FROM_ADDRESS: 'x' },
     ];
     for (const env of bad) {
       const setting = Object.keys(env).find((name) => name !== 'TABLE_NAME') ?? 'TABLE_NAME';
       expect(() => parseConfig(env), JSON.stringify(env)).toThrow(ConfigError);
       expect(() => parseConfig(env)).toThrow(setting);
     }
+  });
+
+  it('reports every bad setting of one start, not only the first', () => {
+    const problem = (() => {
+      try {
+        parseConfig({ TOKEN_TTL_MS: 'soon', LOG_LEVEL: 'loud' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    })();
+    expect(problem).toMatch(/^Invalid configuration: /);
+    for (const setting of ['TABLE_NAME', 'TOKEN_TTL_MS', 'LOG_LEVEL']) expect(problem).toContain(`${setting}: `);
+  });
+
+  it('takes whole numbers with surrounding blanks and the full range of the cache setting', () => {
+    expect(parseConfig({ ...minimal, CODE_DAILY_LIMIT: ' 7 ' }).CODE_DAILY_LIMIT).toBe(7);
+    expect(parseConfig({ ...minimal, AUTHORIZER_CACHE_SECONDS: '0' }).AUTHORIZER_CACHE_SECONDS).toBe(0);
+    expect(parseConfig({ ...minimal, AUTHORIZER_CACHE_SECONDS: '3600' }).AUTHORIZER_CACHE_SECONDS).toBe(3600);
+    expect(parseConfig({ ...minimal, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).DYNAMODB_ENDPOINT).toBe('http://127.0.0.1:8000');
   });
 });
 
