@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
-import { sessionSchema } from '../../shared/http/schemas';
+import { sessionResponse } from '../../shared/http/response-shapes.generated';
 import { EXACTLY_ONE_TARGET, accountTargetFields, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
 
 const fields = z.object({ ...accountTargetFields, password: submittedPasswordSchema }).check(z.meta(EXACTLY_ONE_TARGET));
@@ -11,7 +11,7 @@ const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context
 /** Password login by phone or e-mail; answers without the code/message envelope (seed 4.3). */
 export const handler = endpoint('POST /api/auth/login', {
   body,
-  response: sessionSchema,
+  response: sessionResponse,
   docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
   adapters: { secrets: secretsManagerSource },
   run: ({ body }, ctx) => logInWithPassword(ctx, body.target, body.password),

@@ -1,10 +1,10 @@
 import { stats } from '../../shared/behavior/behavior-service';
 import { endpoint } from '../../shared/http/endpoint';
-import { behaviorStatsSchema } from '../../shared/http/schemas';
+import { behaviorStatsResponse } from '../../shared/http/response-shapes.generated';
 
 /** Login count and per-type count and last value, from aggregates: constant cost. */
 export const handler = endpoint('GET /api/behavior/stats', {
-  response: behaviorStatsSchema,
+  response: behaviorStatsResponse,
   docs: { summary: 'Behavior statistics' },
   run: ({ caller }, ctx) => stats(ctx, caller),
 });

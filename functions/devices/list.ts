@@ -1,11 +1,11 @@
 import { list } from '../../shared/devices/device-service';
 import { endpoint } from '../../shared/http/endpoint';
 import { pageQuerySchema, pageReply } from '../../shared/http/pagination';
-import { deviceListSchema } from '../../shared/http/schemas';
+import { deviceListResponse } from '../../shared/http/response-shapes.generated';
 
 export const handler = endpoint('GET /api/devices', {
   query: pageQuerySchema,
-  response: deviceListSchema,
+  response: deviceListResponse,
   docs: { summary: 'List your devices', description: 'Newest binding first.' },
   run: async ({ query, caller }, ctx) => pageReply(await list(ctx, caller, query), query),
 });

@@ -2,12 +2,12 @@ import { unbind } from '../../shared/devices/device-service';
 import { devicePathParams } from '../../shared/devices/schemas';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successSchema } from '../../shared/http/schemas';
+import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Unbinds one of the caller's devices; a serial that is not the caller's is 404. */
 export const handler = endpoint('DELETE /api/devices/{sn}', {
   params: devicePathParams,
-  response: successSchema,
+  response: successResponse,
   docs: { summary: 'Unbind a device', description: 'A serial that is not bound to you answers 404.', errors: ['NOT_FOUND'] },
   run: async ({ params, caller }, ctx) => {
     await unbind(ctx, caller, params.sn);

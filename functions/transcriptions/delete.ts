@@ -1,12 +1,12 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successSchema } from '../../shared/http/schemas';
+import { successResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPathParams } from '../../shared/transcriptions/schemas';
 import { remove } from '../../shared/transcriptions/transcription-service';
 
 export const handler = endpoint('DELETE /api/transcriptions/{id}', {
   params: transcriptionPathParams,
-  response: successSchema,
+  response: successResponse,
   docs: { summary: 'Delete a transcription record', description: 'Its duration leaves the usage of the day it was created on.', errors: ['NOT_FOUND'] },
   run: async ({ params, caller }, ctx) => {
     await remove(ctx, caller, params.id);

@@ -1,12 +1,12 @@
 import { endpoint } from '../../shared/http/endpoint';
-import { transcriptionRecordSchema } from '../../shared/http/schemas';
+import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPathParams } from '../../shared/transcriptions/schemas';
 import { get } from '../../shared/transcriptions/transcription-service';
 
 /** One of the caller's records; another user's record is 404. */
 export const handler = endpoint('GET /api/transcriptions/{id}', {
   params: transcriptionPathParams,
-  response: transcriptionRecordSchema,
+  response: transcriptionRecordResponse,
   docs: { summary: 'Read a transcription record', errors: ['NOT_FOUND'] },
   run: ({ params, caller }, ctx) => get(ctx, caller, params.id),
 });

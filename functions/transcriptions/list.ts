@@ -1,12 +1,12 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { pageQuerySchema, pageReply } from '../../shared/http/pagination';
-import { transcriptionListSchema } from '../../shared/http/schemas';
+import { transcriptionListResponse } from '../../shared/http/response-shapes.generated';
 import { list } from '../../shared/transcriptions/transcription-service';
 
 /** The caller's records, newest first, paginated. */
 export const handler = endpoint('GET /api/transcriptions', {
   query: pageQuerySchema,
-  response: transcriptionListSchema,
+  response: transcriptionListResponse,
   docs: { summary: 'List your transcription records', description: 'Newest first, full records.' },
   run: async ({ query, caller }, ctx) => pageReply(await list(ctx, caller, query), query),
 });

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/http/endpoint';
-import { transcriptionRecordSchema } from '../../shared/http/schemas';
+import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPatchBody, transcriptionPathParams } from '../../shared/transcriptions/schemas';
 import { edit } from '../../shared/transcriptions/transcription-service';
 
@@ -7,7 +7,7 @@ import { edit } from '../../shared/transcriptions/transcription-service';
 export const handler = endpoint('PATCH /api/transcriptions/{id}', {
   params: transcriptionPathParams,
   body: transcriptionPatchBody,
-  response: transcriptionRecordSchema,
+  response: transcriptionRecordResponse,
   docs: {
     summary: 'Edit a transcription record',
     description: 'Any of the four fields, at least one; sets `updatedAt`. Usage follows a changed duration.',

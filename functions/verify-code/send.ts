@@ -4,7 +4,7 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
-import { successSchema } from '../../shared/http/schemas';
+import { successResponse } from '../../shared/http/response-shapes.generated';
 import { chooseLocale } from '../../shared/identity/messages';
 import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
@@ -20,7 +20,7 @@ const body = z.discriminatedUnion('type', [
 
 export const handler = endpoint('POST /api/verify-code/send', {
   body,
-  response: successSchema,
+  response: successResponse,
   docs: {
     summary: 'Send a verification code',
     description:

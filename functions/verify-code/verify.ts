@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { codeSessionSchema } from '../../shared/http/schemas';
+import { codeSessionResponse } from '../../shared/http/response-shapes.generated';
 import { signInWithCode } from '../../shared/identity/account-service';
 import { verifyCodeSchema } from '../../shared/identity/schemas';
 import { targetSchema } from '../../shared/identity/targets';
@@ -12,7 +12,7 @@ const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema });
 /** Signs in with a code; a target without an account gets one (seed 4.2). */
 export const handler = endpoint('POST /api/verify-code/verify', {
   body,
-  response: codeSessionSchema,
+  response: codeSessionResponse,
   docs: { summary: 'Sign in with a code', description: 'A target without an account gets one.', errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED'] },
   adapters: { secrets: secretsManagerSource },
   run: async ({ body }, ctx) => ({

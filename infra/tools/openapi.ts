@@ -14,6 +14,7 @@ import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { errorBodySchema } from '../../shared/http/schemas';
 import { SUPPORTED_LOCALES } from '../../shared/identity/messages';
 import { VERSION_PREFIX, routeId, routes } from '../../shared/routes';
+import { responseSchemaOf } from './response-shapes';
 import type { RouteDefinition } from '../../shared/routes';
 
 /**
@@ -308,7 +309,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     byStatus.set(mapped.status, [...(byStatus.get(mapped.status) ?? []), name]);
   }
 
-  const responseSchema = converter.convert(definition.response as z.core.$ZodType, 'output');
+  const responseSchema = converter.convert(responseSchemaOf(definition.response), 'output');
   const successHeaders = {
     ...(isList ? { 'X-Next-Cursor': ref('headers', 'XNextCursor'), Link: ref('headers', 'Link') } : {}),
     ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),

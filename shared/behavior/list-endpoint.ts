@@ -1,6 +1,6 @@
 import { endpoint } from '../http/endpoint';
 import { pageQuerySchema, pageReply } from '../http/pagination';
-import { behaviorEventListSchema } from '../http/schemas';
+import { behaviorEventListResponse } from '../http/response-shapes.generated';
 import type { RouteId } from '../routes';
 import { listByType } from './behavior-service';
 import type { EventType } from './schemas';
@@ -9,7 +9,7 @@ import type { EventType } from './schemas';
 export const eventListEndpoint = (id: RouteId, eventType: EventType) =>
   endpoint(id, {
     query: pageQuerySchema,
-    response: behaviorEventListSchema,
+    response: behaviorEventListResponse,
     docs: { summary: `List your ${eventType} events`, description: `Events of type \`${eventType}\`, newest first.` },
     run: async ({ query, caller }, ctx) => pageReply(await listByType(ctx, caller, eventType, query), query),
   });

@@ -1,10 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-// Types only: schemas are zod/mini (request and response), and the functional `safeParse` of
-// zod/mini is the one every function already bundles (shared/config.ts). Classic zod would add
-// ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
+// Types only: request schemas are zod/mini, parsed with its functional `safeParse`. Classic zod
+// would add ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
 import type * as z from 'zod/v4/core';
-import { safeParse } from 'zod/mini';
 import { config } from '../config';
 import type { Config } from '../config';
 import { database } from '../db/client';
@@ -22,11 +20,13 @@ import { portOverrides } from '../runtime';
 import type { ServiceContext } from '../service-context';
 import { parseJsonBody, validatePart } from './request';
 import { Reply, errorToResult, logRequest, resultToResponse } from './response';
+import { shapeResponse } from './response-shape';
+import type { ResponseSpec } from './response-shape';
 
 export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   route: RouteDefinition;
   /** The handler's schemas and docs, read by the OpenAPI generator (infra/tools/openapi.ts). */
-  definition: EndpointDefinition<unknown, unknown, unknown, unknown>;
+  definition: EndpointDefinition<unknown, unknown, unknown, ResponseSpec>;
 };
 
 /** The caller a Bearer route serves, as the authorizer established it. */
@@ -38,7 +38,7 @@ export interface Caller {
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
 /** What `run` may return: the input of the response schema, plain or in a Reply. */
-type Result<R> = R extends z.$ZodType ? z.input<R> | Reply<z.input<R>> : unknown;
+type Result<R> = R extends ResponseSpec<infer S> ? z.input<S> | Reply<z.input<S>> : unknown;
 
 export interface EndpointInput<B, Q, P> {
   body: Output<B>;
@@ -75,9 +75,11 @@ export interface EndpointDefinition<B, Q, P, R = undefined> {
   query?: Q;
   params?: P;
   /**
-   * The schema of the 200 body (shared/http/schemas.ts). The result of `run` (or a Reply's body) is
-   * parsed with it before it is sent: fields it does not list are dropped, so nothing internal
-   * can leak, and a result that breaks it is a 500. The OpenAPI document is generated from it.
+   * The schema of the 200 body, as its generated run-time shape (`<name>Response` of
+   * shared/http/response-shapes.generated.ts, from the zod schema `<name>Schema` of
+   * shared/http/schemas.ts). The result of `run` (or a Reply's body) is shaped by it before it is
+   * sent: fields it does not list are dropped, so nothing internal can leak, and a result that
+   * breaks it is a 500. The OpenAPI document is generated from the zod schema.
    */
   response?: R;
   docs: EndpointDocs;
@@ -115,16 +117,13 @@ export class ResponseShapeError extends Error {
   override readonly name = 'ResponseShapeError';
 }
 
-/** The result as the response schema shapes it; the issue paths (never values) name what broke. */
-function shape(result: unknown, schema: z.$ZodType | undefined, id: string): unknown {
-  if (!schema) return result;
+/** The result as the response schema shapes it; the paths (never values) name what broke. */
+function shape(result: unknown, spec: ResponseSpec | undefined, id: string): unknown {
+  if (!spec) return result;
   const body = result instanceof Reply ? result.body : result;
-  const parsed = safeParse(schema, body);
-  if (!parsed.success) {
-    const paths = parsed.error.issues.map((issue) => ['body', ...issue.path.map(String)].join('.'));
-    throw new ResponseShapeError(`${id}: the result does not match the response schema at ${[...new Set(paths)].join(', ')}`);
-  }
-  return result instanceof Reply ? new Reply(parsed.data, result.headers) : parsed.data;
+  const shaped = shapeResponse(spec.shape, body);
+  if (!shaped.ok) throw new ResponseShapeError(`${id}: the result does not match the response schema at ${shaped.paths.join(', ')}`);
+  return result instanceof Reply ? new Reply(shaped.value, result.headers) : shaped.value;
 }
 
 /**
@@ -136,7 +135,7 @@ export function endpoint<
   B extends z.$ZodType | undefined = undefined,
   Q extends z.$ZodType | undefined = undefined,
   P extends z.$ZodType | undefined = undefined,
-  R extends z.$ZodType | undefined = undefined,
+  R extends ResponseSpec | undefined = undefined,
 >(id: RouteId, definition: EndpointDefinition<B, Q, P, R>): ProxyHandler {
   const route = findRoute(id);
   if (route.sender !== Boolean(definition.adapters?.codeSender) || route.secret !== Boolean(definition.adapters?.secrets)) {
