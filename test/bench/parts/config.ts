@@ -1,4 +1,4 @@
-// The settings, parsed at init as every function does on Lambda (zod/mini).
+// The settings, parsed at init as every function does on Lambda (plain functions, no schema library).
 import { config } from '../../../shared/config';
 
 export const settings = config();

@@ -1,3 +1,10 @@
+/**
+ * `npx tsx test/bench/overhead-cpu.ts [operation ...]`: the CPU time per request of each read
+ * operation's handler and of its bare DynamoDB replay (this process only; DynamoDB Local runs in
+ * its own), next to the wall-time p50s of `npm run bench`. Wall time on a two-core machine shared
+ * with DynamoDB Local is noisy; CPU per request says what the wrapper itself adds. Not part of
+ * `npm run bench`.
+ */
 import { TYPICAL_ACCOUNT, readOperations, seedAccount } from './fixtures';
 import { startBench } from './harness';
 import { pairOperation } from './overhead';
