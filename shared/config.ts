@@ -1,3 +1,6 @@
+import { LOG_LEVELS } from './logging/logger';
+import type { LogLevel } from './logging/logger';
+
 /**
  * Every setting of the service, parsed once per process from the environment. A bad value stops
  * the process at start (Lambda init, local server start) instead of failing a request later.
@@ -7,8 +10,6 @@
  * and building a zod/mini object of 17 settings cost ~5 ms of each cold import (README
  * "Benchmarks"). Request and response bodies, which clients send and read, keep their zod schemas.
  */
-const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   TABLE_NAME: string;

@@ -36,12 +36,15 @@ const SCHEMAS = schemas as unknown as Record<string, z.core.$ZodType>;
 
 export const responseSchemaNames = (): string[] => Object.keys(SCHEMAS).filter((name) => name.endsWith('Schema') && !NOT_RESPONSES.has(name)).sort();
 
-/** The zod schema a function's response spec names (for the OpenAPI document and tests). */
-export function responseSchemaOf(spec: ResponseSpec): z.core.$ZodType {
-  const schema = SCHEMAS[spec.schema];
-  if (!schema) throw new Error(`shared/http/schemas.ts has no ${spec.schema}`);
+/** A zod schema of shared/http/schemas.ts by its exported name. */
+export function responseSchemaNamed(name: string): z.core.$ZodType {
+  const schema = SCHEMAS[name];
+  if (!schema) throw new Error(`shared/http/schemas.ts has no ${name}`);
   return schema;
 }
+
+/** The zod schema a function's response spec names (for the OpenAPI document). */
+export const responseSchemaOf = (spec: ResponseSpec): z.core.$ZodType => responseSchemaNamed(spec.schema);
 
 function checkedShape(node: Record<string, unknown>, where: string): Shape {
   for (const [keyword, value] of Object.entries(node)) {
@@ -58,8 +61,7 @@ function checkedShape(node: Record<string, unknown>, where: string): Shape {
 
 /** The shape of one schema: its output JSON Schema, every $ref inlined, no annotations. */
 export function shapeOf(name: string): Shape {
-  const schema = SCHEMAS[name];
-  if (!schema) throw new Error(`shared/http/schemas.ts has no ${name}`);
+  const schema = responseSchemaNamed(name);
   // An empty registry: no ids (so no $refs) and no descriptions or examples, only the rules.
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
     io: 'output',

@@ -3,7 +3,8 @@
  * never messages built from user input; personal data goes through `maskTarget` first, and codes,
  * passwords, tokens and secrets are never passed at all.
  */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { safeParse } from 'zod/mini';
-import { GENERATED_SHAPES_MODULE, responseSchemaNames, responseSchemaOf, responseShapesSource, shapeOf } from '../../infra/tools/response-shapes';
+import { GENERATED_SHAPES_MODULE, responseSchemaNamed, responseSchemaNames, responseShapesSource, shapeOf } from '../../infra/tools/response-shapes';
 import { shapeResponse } from '../../shared/http/response-shape';
 import * as generated from '../../shared/http/response-shapes.generated';
 
@@ -75,7 +75,7 @@ function variants(value: unknown, label = 'body'): Variant[] {
 }
 
 function both(name: string, value: unknown) {
-  const zod = safeParse(responseSchemaOf({ schema: name, shape: {} }), value);
+  const zod = safeParse(responseSchemaNamed(name), value);
   const shaped = shapeResponse(shapeOf(name), value);
   return { zod, shaped };
 }
