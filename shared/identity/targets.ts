@@ -26,19 +26,23 @@ export const emailTargetSchema = z
   .pipe(emailSchema, z.transform((value: string): Target => ({ kind: 'email', value })))
   .check(z.meta({ format: 'email', description: 'Trimmed and lower-cased', examples: ['alice@example.com'] }));
 
-export const phoneTargetSchema = z
-  .pipe(
-    z.string().check(z.maxLength(32)),
+/** A string of at most `maxLength` characters that `parse` turns into a target, or `message`. */
+const parsedTarget = (maxLength: number, parse: (raw: string) => Target | undefined, message: string) =>
+  z.pipe(
+    z.string().check(z.maxLength(maxLength)),
     z.transform((raw: string, context): Target => {
-      const phone = parsePhone(raw);
-      if (!phone) {
-        context.issues.push({ code: 'custom', input: raw, message: 'must be a phone number in international form, such as +8613800138000' });
+      const target = parse(raw);
+      if (!target) {
+        context.issues.push({ code: 'custom', input: raw, message });
         return z.NEVER;
       }
-      return phone;
+      return target;
     }),
-  )
-  .check(z.meta({ description: 'International form; stored as E.164', examples: ['+8613800138000'] }));
+  );
+
+export const phoneTargetSchema = parsedTarget(32, parsePhone, 'must be a phone number in international form, such as +8613800138000').check(
+  z.meta({ description: 'International form; stored as E.164', examples: ['+8613800138000'] }),
+);
 
 /** An e-mail address or a phone number, told apart by the `@`. */
 export function parseTarget(raw: string): Target | undefined {
@@ -49,16 +53,6 @@ export function parseTarget(raw: string): Target | undefined {
   return parsePhone(raw);
 }
 
-export const targetSchema = z
-  .pipe(
-    z.string().check(z.maxLength(MAX_EMAIL_LENGTH + 10)),
-    z.transform((raw: string, context): Target => {
-      const target = parseTarget(raw);
-      if (!target) {
-        context.issues.push({ code: 'custom', input: raw, message: 'must be an e-mail address or a phone number in international form' });
-        return z.NEVER;
-      }
-      return target;
-    }),
-  )
-  .check(z.meta({ description: 'The e-mail address or phone number (international form) the code was sent to', examples: ['alice@example.com'] }));
+export const targetSchema = parsedTarget(MAX_EMAIL_LENGTH + 10, parseTarget, 'must be an e-mail address or a phone number in international form').check(
+  z.meta({ description: 'The e-mail address or phone number (international form) the code was sent to', examples: ['alice@example.com'] }),
+);
