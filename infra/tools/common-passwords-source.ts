@@ -1,4 +1,3 @@
-import { brotliCompressSync, constants } from 'node:zlib';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../shared/identity/passwords';
 
@@ -15,11 +14,4 @@ export function commonPasswordList(): string[] {
     .filter((password) => password.length >= PASSWORD_MIN_LENGTH && password.length <= PASSWORD_MAX_LENGTH)
     .slice(0, COMMON_PASSWORD_COUNT)
     .sort();
-}
-
-/** Sorted, newline-joined and brotli-compressed: 27 KB instead of 380 KB of dictionary module. */
-export function encodeCommonPasswords(list: string[]): string {
-  return brotliCompressSync(Buffer.from(list.join('\n'), 'utf8'), {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_LGWIN]: 24 },
-  }).toString('base64');
 }

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { brotliCompressSync, constants } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -424,9 +423,3 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
 
 /** The document as committed: two-space JSON with a final newline. */
 export const serializeDocument = (document: OpenApiDocument): string => `${JSON.stringify(document, null, 2)}\n`;
-
-/** The document as the function bundles it: minified JSON, brotli, base64. */
-export const encodeDocument = (document: OpenApiDocument): string =>
-  brotliCompressSync(Buffer.from(JSON.stringify(document), 'utf8'), {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
-  }).toString('base64');

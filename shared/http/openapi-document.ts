@@ -1,4 +1,4 @@
-import { brotliDecompressSync } from 'node:zlib';
+import { unpackText } from '../packed-text';
 import { OPENAPI_DOCUMENT_BROTLI_BASE64 } from './openapi-document.generated';
 
 /**
@@ -11,6 +11,6 @@ type Document = { openapi: string } & Record<string, unknown>;
 let document: Document | undefined;
 
 export function openApiDocument(): Document {
-  document ??= JSON.parse(brotliDecompressSync(Buffer.from(OPENAPI_DOCUMENT_BROTLI_BASE64, 'base64')).toString('utf8')) as Document;
+  document ??= JSON.parse(unpackText(OPENAPI_DOCUMENT_BROTLI_BASE64)) as Document;
   return document;
 }

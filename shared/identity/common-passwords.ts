@@ -1,4 +1,4 @@
-import { brotliDecompressSync } from 'node:zlib';
+import { unpackText } from '../packed-text';
 import { COMMON_PASSWORDS_BROTLI_BASE64 } from './common-passwords-data';
 
 /**
@@ -9,9 +9,7 @@ import { COMMON_PASSWORDS_BROTLI_BASE64 } from './common-passwords-data';
 let common: Set<string> | undefined;
 
 export function commonPasswords(): ReadonlySet<string> {
-  common ??= new Set(
-    brotliDecompressSync(Buffer.from(COMMON_PASSWORDS_BROTLI_BASE64, 'base64')).toString('utf8').toLowerCase().split('\n'),
-  );
+  common ??= new Set(unpackText(COMMON_PASSWORDS_BROTLI_BASE64).toLowerCase().split('\n'));
   return common;
 }
 
