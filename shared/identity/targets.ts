@@ -1,5 +1,6 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/core';
 import * as z from 'zod/mini';
+import { phoneMetadata } from './phone-metadata';
 
 /**
  * Where a verification code goes, normalised so that one person is one target: e-mail trimmed and
@@ -17,7 +18,7 @@ export const emailSchema = z.pipe(
 );
 
 export function parsePhone(raw: string): Extract<Target, { kind: 'phone' }> | undefined {
-  const phone = raw.length <= 32 ? parsePhoneNumberFromString(raw.trim()) : undefined;
+  const phone = raw.length <= 32 ? parsePhoneNumberFromString(raw.trim(), phoneMetadata()) : undefined;
   if (!phone?.isValid()) return undefined;
   return { kind: 'phone', value: phone.number, countryCallingCode: phone.countryCallingCode };
 }

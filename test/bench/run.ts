@@ -21,7 +21,8 @@ import type { ReadCostFloor, ReadCostResult } from './read-cost';
  * `--quick` runs a few samples of everything (to check the benchmark itself, not to quote).
  */
 interface Report {
-  bundles: { function: string; bytes: number; ownBytes: number }[];
+  /** `dataBytes`: of `ownBytes`, generated data (packed text), not code; beyond the issue's shape. */
+  bundles: { function: string; bytes: number; ownBytes: number; dataBytes: number }[];
   coldImport: ColdImportResult[];
   overhead: OverheadResult[];
   readCost: ReadCostResult[];
@@ -117,7 +118,7 @@ async function main() {
     const enumeration = await measureEnumeration(bench, settings.enumerationSamples);
 
     const report: Report = {
-      bundles: functions.map((bundle) => ({ function: bundle.name, bytes: bundle.bytes, ownBytes: bundle.ownBytes })),
+      bundles: functions.map((bundle) => ({ function: bundle.name, bytes: bundle.bytes, ownBytes: bundle.ownBytes, dataBytes: bundle.dataBytes })),
       coldImport,
       overhead,
       readCost,
@@ -150,13 +151,14 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   const out: string[] = [];
   out.push(
     table(
-      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes)`,
-      ['function', 'KB', 'own KB', 'goal', 'largest parts (KB)'],
+      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Own KB: files outside node_modules; of which data: generated packed text, not code`,
+      ['function', 'KB', 'own KB', 'of which data', 'goal', 'largest parts (KB)'],
       functions.map((bundle) => [
         bundle.name,
         kb(bundle.bytes),
         kb(bundle.ownBytes),
-        mark(bundle.bytes <= bundleGoal(bundle) && bundle.ownBytes <= GOALS.ownBytes),
+        kb(bundle.dataBytes),
+        mark(bundle.bytes <= bundleGoal(bundle) && bundle.ownBytes - bundle.dataBytes <= GOALS.ownBytes),
         largestInputs(bundle, 4)
           .map((part) => `${part.input.replace(/^.*\//, '')} ${kb(part.bytes)}`)
           .join(', '),
