@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BuiltBundle } from './bundles';
-import { median, ratio, round, shuffled } from './stats';
+import { median, pairedRatio, round, shuffled } from './stats';
 
 /**
  * The part of a cold start our code decides: loading the bundle and running its top level, each
@@ -14,6 +14,10 @@ export interface ColdImportResult {
   function: string;
   medianMs: number;
   baselineMedianMs: number;
+  /**
+   * The median over rounds of (this import / the floor import next to it), not medianMs over
+   * baselineMedianMs: see pairedRatio. The two agree on a quiet machine.
+   */
   ratio: number;
 }
 
@@ -113,17 +117,20 @@ export async function measureColdImports(
     for (const group of shuffled(groups)) await measureGroup(group.members, group.floor);
     onProgress?.(run + 1, runs);
   }
-  const results = functions.map((bundle) => {
+  // own[i] and floor[i] of a function were taken in the same group, next to each other.
+  const summary = (bundle: BuiltBundle, measure: keyof Sample) => {
     const { own, floor } = samples.get(bundle.name)!;
-    const ownMedian = median(own.map((sample) => sample.wallMs));
-    const floorMedian = median(floor.map((sample) => sample.wallMs));
-    return { function: bundle.name, medianMs: round(ownMedian, 2), baselineMedianMs: round(floorMedian, 2), ratio: ratio(ownMedian, floorMedian) };
+    const values = own.map((sample) => sample[measure]);
+    const floors = floor.map((sample) => sample[measure]);
+    return { median: round(median(values), 2), floorMedian: round(median(floors), 2), ratio: pairedRatio(values, floors) };
+  };
+  const results = functions.map((bundle) => {
+    const wall = summary(bundle, 'wallMs');
+    return { function: bundle.name, medianMs: wall.median, baselineMedianMs: wall.floorMedian, ratio: wall.ratio };
   });
   const cpu = functions.map((bundle) => {
-    const { own, floor } = samples.get(bundle.name)!;
-    const ownMedian = median(own.map((sample) => sample.cpuMs));
-    const floorMedian = median(floor.map((sample) => sample.cpuMs));
-    return { function: bundle.name, cpuMedianMs: round(ownMedian, 2), baselineCpuMedianMs: round(floorMedian, 2), cpuRatio: ratio(ownMedian, floorMedian) };
+    const time = summary(bundle, 'cpuMs');
+    return { function: bundle.name, cpuMedianMs: time.median, baselineCpuMedianMs: time.floorMedian, cpuRatio: time.ratio };
   });
   return { results, cpu };
 }

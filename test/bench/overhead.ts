@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReadOperation, SeededAccount } from './fixtures';
 import { findRoute, replay, waves } from './harness';
 import type { Bench, RecordedCommand } from './harness';
-import { median, ratio, round, shuffled } from './stats';
+import { median, pairedRatio, ratio, round, shuffled } from './stats';
 
 /**
  * What the service adds to the DynamoDB round trips of a request: the handler, invoked in process
@@ -108,21 +108,18 @@ export async function measureThroughput(
     for (const concurrency of concurrencies) {
       const handler: number[] = [];
       const bare: number[] = [];
-      const ratios: number[] = [];
       for (let roundIndex = 0; roundIndex < options.rounds; roundIndex++) {
         const pair = { handler: 0, bare: 0 };
         for (const side of shuffled(['handler', 'bare'] as const)) pair[side] = await opsPerSecond(operation[side], concurrency, options.windowMs);
         handler.push(pair.handler);
         bare.push(pair.bare);
-        ratios.push(pair.handler / pair.bare);
       }
-      // The ratio of each pair of adjacent windows, then the median: a load that comes and goes
-      // between rounds moves both sides of a pair, not the ratio.
+      // Each pair of adjacent windows gives a ratio (see pairedRatio).
       results.push({
         operation: operation.id,
         handlerOpsPerSec: round(median(handler), 0),
         bareOpsPerSec: round(median(bare), 0),
-        ratio: round(median(ratios), 3),
+        ratio: pairedRatio(handler, bare),
         concurrency,
       });
     }
