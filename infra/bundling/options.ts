@@ -19,7 +19,11 @@ export const lambdaEsbuildOptions = {
   sourcemap: false,
   // ESM builds of the SDK tree-shake; the CommonJS ones (esbuild's default pick) do not.
   mainFields: ['module', 'main'],
-  alias: { '@aws-sdk/credential-provider-node': join(here, 'lambda-credentials.ts') },
+  alias: {
+    '@aws-sdk/credential-provider-node': join(here, 'lambda-credentials.ts'),
+    // @middy/core's top-level import of web streams, for a response streaming mode we do not use.
+    'node:stream/web': join(here, 'lazy-web-streams.ts'),
+  },
   // Some CommonJS dependencies call require(); ESM output needs it defined.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 } as const;

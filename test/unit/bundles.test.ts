@@ -62,6 +62,18 @@ describe('Lambda bundles', () => {
     expect(over).toEqual([]);
   });
 
+  it("loads Node's web streams only when used: nothing but @middy/core imports them, through the lazy stand-in", () => {
+    expect(bundles.filter((bundle) => bundle.runtimeImports.includes('node:stream/web')).map((bundle) => bundle.name)).toEqual([]);
+    const importers = new Set(
+      bundles.flatMap((bundle) =>
+        Object.entries(bundle.metafile.inputs)
+          .filter(([, input]) => input.imports.some((imported) => imported.original === 'node:stream/web'))
+          .map(([path]) => path),
+      ),
+    );
+    expect([...importers]).toEqual(['node_modules/@middy/core/index.js']);
+  });
+
   it('bundles no classic zod: request and response schemas are zod/mini', () => {
     expect(bundles.filter((bundle) => contains(bundle, CLASSIC_ZOD)).map((bundle) => bundle.name)).toEqual([]);
   });
