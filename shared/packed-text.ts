@@ -7,3 +7,9 @@ import { brotliDecompressSync } from 'node:zlib';
  * time a request needs it.
  */
 export const unpackText = (packed: string): string => brotliDecompressSync(Buffer.from(packed, 'base64')).toString('utf8');
+
+/** Packed JSON, unpacked and parsed on the first call and kept for the container's lifetime. */
+export function packedJson<T>(packed: string): () => T {
+  let value: T | undefined;
+  return () => (value ??= JSON.parse(unpackText(packed)) as T);
+}

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyDocument, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -10,9 +9,9 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { lambdaEsbuildOptions } from '../bundling/options';
+import { PROJECT_ROOT } from '../project-root';
 
 /** The repository root: route-table entries are relative to it, and so is the lock file. */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * The newest Node.js runtime this aws-cdk-lib knows (cdk-nag's AwsSolutions-L1 asks for the

@@ -1,10 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { docsSiteFiles } from './docs-site';
 import { GENERATED_DOCUMENT } from './openapi';
 import type { OpenApiDocument } from './openapi';
+import { PROJECT_ROOT } from '../project-root';
 
 /**
  * `npm run build:docs [-- --out <folder>] [-- --api-url <url>]`: the API reference as a static
@@ -13,8 +14,7 @@ import type { OpenApiDocument } from './openapi';
  * `ApiUrl` output (`https://<id>.execute-api.<region>.amazonaws.com/<stage>/`): the reference's
  * "Try it out" then calls it. Without it, it calls http://localhost:8080 (npm start).
  */
-const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DEFAULT_DOCS_FOLDER = join(projectRoot, 'dist', 'docs');
+export const DEFAULT_DOCS_FOLDER = join(PROJECT_ROOT, 'dist', 'docs');
 export const DEFAULT_API_URL = 'http://localhost:8080/';
 
 /** The committed document with absolute servers: a hosted reference is not served by the API. */

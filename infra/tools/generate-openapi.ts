@@ -6,7 +6,7 @@ import { GENERATED_SHAPES_MODULE, responseShapesSource } from './response-shapes
 /**
  * `npm run generate:openapi`: rewrites the OpenAPI document that GET /api/openapi.json serves,
  * readable (shared/http/openapi-document.generated.json) and compressed for the function
- * (shared/http/openapi-document.generated.ts), and the run-time shapes of the response schemas
+ * (shared/http/openapi-document-data.ts), and the run-time shapes of the response schemas
  * (shared/http/response-shapes.generated.ts). Run it after changing a route, a schema or the docs
  * of a handler; test/unit/openapi-document.test.ts and response-shape.test.ts fail while the
  * committed files are stale.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import * as domainErrors from '../../shared/errors';
 import type { DocumentedHeader, ProxyHandler } from '../../shared/http/endpoint';
@@ -15,6 +15,7 @@ import { SUPPORTED_LOCALES } from '../../shared/identity/messages';
 import { VERSION_PREFIX, routeId, routes } from '../../shared/routes';
 import { responseSchemaOf } from './response-shapes';
 import type { RouteDefinition } from '../../shared/routes';
+import { PROJECT_ROOT } from '../project-root';
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the route table and the schemas each
@@ -29,11 +30,10 @@ import type { RouteDefinition } from '../../shared/routes';
  * deployed stage without knowing its URL. `npm run build:docs -- --api-url <url>` makes them
  * absolute for a reference hosted elsewhere.
  */
-const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export const API_PREFIX = '/api';
-export const GENERATED_DOCUMENT = join(projectRoot, 'shared', 'http', 'openapi-document.generated.json');
-export const GENERATED_DATA_MODULE = join(projectRoot, 'shared', 'http', 'openapi-document.generated.ts');
+export const GENERATED_DOCUMENT = join(PROJECT_ROOT, 'shared', 'http', 'openapi-document.generated.json');
+export const GENERATED_DATA_MODULE = join(PROJECT_ROOT, 'shared', 'http', 'openapi-document-data.ts');
 
 export type JsonSchema = Record<string, unknown>;
 export interface OpenApiDocument {
@@ -371,7 +371,7 @@ function introduction(): string {
 export async function loadHandlers(): Promise<ProxyHandler[]> {
   return Promise.all(
     routes.map(async (route) => {
-      const module = (await import(pathToFileURL(join(projectRoot, route.entry)).href)) as { handler: ProxyHandler };
+      const module = (await import(pathToFileURL(join(PROJECT_ROOT, route.entry)).href)) as { handler: ProxyHandler };
       if (!module.handler?.definition) throw new Error(`${route.entry} does not export an endpoint handler`);
       return module.handler;
     }),
@@ -379,7 +379,7 @@ export async function loadHandlers(): Promise<ProxyHandler[]> {
 }
 
 export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
-  const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
   const converter = new SchemaConverter();
   converter.convert(errorBodySchema, 'output');
   const sharedResponses: Record<string, unknown> = {};

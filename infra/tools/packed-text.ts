@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { brotliCompressSync, constants } from 'node:zlib';
 
 /** Brotli at its best setting, in base64, for shared/packed-text.ts `unpackText`. */
-export const packText = (text: string): string =>
+const packText = (text: string): string =>
   brotliCompressSync(Buffer.from(text, 'utf8'), {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,

@@ -21,7 +21,10 @@ export interface ColdImportResult {
   ratio: number;
 }
 
-/** The same imports in CPU time (all threads of the process): what a busy machine cannot inflate. */
+/**
+ * The same imports in CPU time (all threads of the process): what a busy machine cannot inflate.
+ * `cpuRatio` is a median of paired ratios, like `ratio`.
+ */
 export interface ColdImportCpu {
   function: string;
   cpuMedianMs: number;
@@ -61,9 +64,13 @@ const used = process.cpuUsage(cpu);
 process.stdout.write(JSON.stringify({ wallMs: wall, cpuMs: (used.user + used.system) / 1000 }));
 `;
 
-function importOnce(probe: string, bundle: BuiltBundle): Promise<Sample> {
+/**
+ * Runs a probe script in a fresh `node` process with the Lambda-like environment, the given files
+ * as its arguments (as file URLs), and returns the JSON it prints.
+ */
+export function runProbe<T>(probe: string, files: readonly string[], what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [probe, pathToFileURL(bundle.file).href], {
+    const child = spawn(process.execPath, [probe, ...files.map((file) => pathToFileURL(file).href)], {
       env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENVIRONMENT },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -73,11 +80,13 @@ function importOnce(probe: string, bundle: BuiltBundle): Promise<Sample> {
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0 || !out.startsWith('{')) reject(new Error(`importing ${bundle.name} failed (exit ${code}): ${err || out}`));
-      else resolve(JSON.parse(out) as Sample);
+      if (code !== 0 || !out.startsWith('{')) reject(new Error(`${what} failed (exit ${code}): ${err || out}`));
+      else resolve(JSON.parse(out) as T);
     });
   });
 }
+
+const importOnce = (probe: string, bundle: BuiltBundle): Promise<Sample> => runProbe<Sample>(probe, [bundle.file], `importing ${bundle.name}`);
 
 /**
  * `runs` rounds. In each, the functions are taken in random order, two at a time, with a floor

@@ -114,7 +114,7 @@ export async function measureThroughput(
         handler.push(pair.handler);
         bare.push(pair.bare);
       }
-      // Each pair of adjacent windows gives a ratio (see pairedRatio).
+      // Adjacent windows share the machine's load of the moment, so they are compared as pairs.
       results.push({
         operation: operation.id,
         handlerOpsPerSec: round(median(handler), 0),

@@ -168,7 +168,7 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   const cpuOf = new Map(coldCpu.map((row) => [row.function, row]));
   out.push(
     table(
-      `Cold import, median of fresh processes (goal: ratio <= ${GOALS.coldImportRatio}; authorizer within ${GOALS.authorizerColdImportMs} ms of an empty bundle). CPU columns: the same imports in CPU time`,
+      `Cold import, medians of fresh processes; ratio = median over rounds of (import / the floor import next to it) (goal: ratio <= ${GOALS.coldImportRatio}; authorizer within ${GOALS.authorizerColdImportMs} ms of an empty bundle). CPU columns: the same imports in CPU time`,
       ['function', 'ms', 'floor ms', 'ratio', 'goal', 'CPU ms', 'floor CPU ms', 'CPU ratio'],
       report.coldImport.map((row) => {
         const cpu = cpuOf.get(row.function)!;

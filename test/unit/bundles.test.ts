@@ -14,13 +14,17 @@ import { GOALS, KB } from '../bench/goals';
  * parses phone numbers (libphonenumber-js, which the contract prescribes) is held at a ceiling just
  * above today's size (334-386 KB) instead of the goal. Classic zod, the other cause, is gone from
  * every bundle (ESLint forbids it in shared/ and functions/), and this test fails should it come back.
- * Generated data (the packed common-password list and phone metadata, the `*-data.ts` files of shared/) is not
- * code: it is held to its own ceiling, outside the own-code goal.
+ * Generated data (the packed `*-data.ts` modules of shared/) is not code: each module is held to a
+ * ceiling of its own, outside the own-code goal.
  */
 const CLASSIC_ZOD = /node_modules\/zod\/v4\/classic\//;
 const PHONE_PARSING = /node_modules\/libphonenumber-js\//;
-/** Packed, each a fraction of its source: passwords 35 KB, phone metadata 21 KB. */
-const DATA_CEILING = 60 * KB;
+/** Today: passwords 35 KB, phone metadata 21 KB, OpenAPI document 9 KB. */
+const DATA_CEILINGS: Record<string, number> = {
+  'shared/identity/common-passwords-data.ts': 40 * KB,
+  'shared/identity/phone-metadata-data.ts': 30 * KB,
+  'shared/http/openapi-document-data.ts': 15 * KB,
+};
 
 const CEILINGS = [{ cause: 'libphonenumber-js', pattern: PHONE_PARSING, bytes: 400 * KB }];
 
@@ -84,11 +88,20 @@ describe('Lambda bundles', () => {
     expect(authorizer.bytes).toBeLessThanOrEqual(GOALS.authorizerBytes);
   });
 
-  it('keeps our own code within 30 KB per function, and generated data within its own ceiling', () => {
-    const over = bundles
-      .filter((bundle) => bundle.ownBytes - bundle.dataBytes > GOALS.ownBytes || bundle.dataBytes > DATA_CEILING)
+  it('keeps our own code within 30 KB per function, and each generated data module within its ceiling', () => {
+    const codeOver = bundles
+      .filter((bundle) => bundle.ownBytes - bundle.dataBytes > GOALS.ownBytes)
       .map((bundle) => `${bundle.name}: own ${(bundle.ownBytes / KB).toFixed(1)} KB, of which generated data ${(bundle.dataBytes / KB).toFixed(1)} KB`);
-    expect(over).toEqual([]);
+    expect(codeOver).toEqual([]);
+    const dataModules = new Map(bundles.flatMap((bundle) => Object.entries(bundle.inputs).filter(([input]) => /-data\.ts$/.test(input))));
+    const dataOver = [...dataModules]
+      .filter(([input, bytes]) => !(input in DATA_CEILINGS) || bytes > DATA_CEILINGS[input]!)
+      .map(([input, bytes]) => `${input}: ${(bytes / KB).toFixed(1)} KB (ceiling: ${input in DATA_CEILINGS ? `${DATA_CEILINGS[input]! / KB} KB` : 'none declared'})`);
+    expect(dataOver).toEqual([]);
+    // The bench counts exactly these modules as data.
+    for (const bundle of bundles) {
+      expect(bundle.dataBytes, bundle.name).toBe(Object.entries(bundle.inputs).reduce((sum, [input, bytes]) => sum + (input in DATA_CEILINGS ? bytes : 0), 0));
+    }
   });
 
   it('carries the common-password list only where a new password is chosen, the phone metadata only where a phone number is read', () => {

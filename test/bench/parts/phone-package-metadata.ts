@@ -3,3 +3,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 
 export const parse = parsePhoneNumberFromString;
+
+export const firstUse = () => parse('+8613800138000');

@@ -4,3 +4,5 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/core';
 import { phoneMetadata } from '../../../shared/identity/phone-metadata';
 
 export const parse = (text: string) => parsePhoneNumberFromString(text, phoneMetadata());
+
+export const firstUse = () => parse('+8613800138000');
