@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { slimSecretSource, tokenVersionLookup } from '../../shared/adapters/slim-lookups';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { tokenVersionLookup } from '../../shared/adapters/slim-lookups';
 import type { TokenVersionLookup } from '../../shared/adapters/slim-lookups';
 import { config } from '../../shared/config';
 import type { Config } from '../../shared/config';
@@ -30,7 +31,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     dependencies = {
       cfg,
       secrets: overrides.secrets,
-      keys: cachedKeys(overrides.secrets ?? slimSecretSource(cfg)),
+      keys: cachedKeys(overrides.secrets ?? secretsManagerSource(cfg)),
       tokenVersion: tokenVersionLookup(cfg),
     };
   }

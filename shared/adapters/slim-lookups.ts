@@ -1,12 +1,12 @@
 import type { Config } from '../config';
 import { keys } from '../db/keys';
-import type { SecretSource } from '../ports/secrets';
 import { callAws, credentialsFromEnvironment } from './aws-json-client';
 import type { AwsJsonTarget } from './aws-json-client';
 
 /**
- * The authorizer's two reads without the AWS SDK: an account's token version (DynamoDB GetItem)
- * and the root secret (Secrets Manager GetSecretValue). Locally the same code reads DynamoDB Local.
+ * The authorizer's read of an account's token version (DynamoDB GetItem) without the AWS SDK, whose
+ * DynamoDB client would be most of its bundle and cold start. Locally the same code reads
+ * DynamoDB Local. (Its other read, the root secret, is aws-secrets.ts, which every function uses.)
  */
 export type TokenVersionLookup = (userId: number) => Promise<number | undefined>;
 
@@ -32,18 +32,5 @@ export function tokenVersionLookup(cfg: Config): TokenVersionLookup {
     });
     const version = result.Item?.tokenVersion?.N;
     return version === undefined ? undefined : Number(version);
-  };
-}
-
-export function slimSecretSource(cfg: Config): SecretSource {
-  const secretId = cfg.JWT_SECRET_ARN;
-  if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
-  const target: AwsJsonTarget = { service: 'secretsmanager', region: cfg.AWS_REGION, credentials: credentialsFromEnvironment };
-  return {
-    async rootSecret() {
-      const result = await callAws<{ SecretString?: string }>(target, 'GetSecretValue', { SecretId: secretId });
-      if (!result.SecretString) throw new Error('The root secret has no string value');
-      return result.SecretString;
-    },
   };
 }

@@ -1,7 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -178,22 +179,67 @@ describe('code delivery through SES and SNS', () => {
 });
 
 describe('Secrets Manager', () => {
-  const secrets = mockClient(SecretsManagerClient);
-  afterAll(() => secrets.restore());
+  const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf';
+  const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
+
+  /** A stand-in for the regional endpoint: unavailable (503) until `recover()`, then the secret. */
+  async function fakeSecretsManager() {
+    let available = false;
+    const calls: { target?: string; secretId?: string; authorization?: string }[] = [];
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        calls.push({
+          target: request.headers['x-amz-target'] as string | undefined,
+          secretId: (JSON.parse(body) as { SecretId?: string }).SecretId,
+          authorization: request.headers.authorization,
+        });
+        response.writeHead(available ? 200 : 503, { 'content-type': 'application/x-amz-json-1.1' });
+        response.end(JSON.stringify(available ? { ARN: SECRET_ARN, SecretString: api.rootSecret } : { __type: 'ServiceUnavailableException', message: 'secretsmanager is down' }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      calls,
+      recover: () => (available = true),
+      close: () => server.close(),
+    };
+  }
 
   it('answers a bare 500 while the secret cannot be read, and works on the next request once it can', async () => {
-    secrets
-      .on(GetSecretValueCommand)
-      .rejectsOnce(Object.assign(new Error('connect ETIMEDOUT secretsmanager.us-east-1.amazonaws.com:443'), { name: 'TimeoutError' }))
-      .resolves({ SecretString: api.rootSecret });
-    overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf' }) });
+    const secrets = await fakeSecretsManager();
+    try {
+      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: () => CREDENTIALS }) });
 
+      const failed = await send(uniqueEmail());
+      expect(failed.status).toBe(500);
+      expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ServiceUnavailable|arn:/);
+      // Retried as the SDK's standard retry mode would (3 attempts), then given up.
+      expect(secrets.calls).toHaveLength(3);
+
+      secrets.recover();
+      const recovered = await send(uniqueEmail());
+      expect(recovered.status).toBe(200);
+      expect(secrets.calls).toHaveLength(4);
+      for (const call of secrets.calls) {
+        expect(call.target).toBe('secretsmanager.GetSecretValue');
+        expect(call.secretId).toBe(SECRET_ARN);
+        expect(call.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/secretsmanager\/aws4_request, /);
+      }
+    } finally {
+      secrets.close();
+    }
+  });
+
+  it('answers a bare 500 when the endpoint cannot be reached at all', async () => {
+    const secrets = await fakeSecretsManager();
+    secrets.close();
+    overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: () => CREDENTIALS }) });
     const failed = await send(uniqueEmail());
     expect(failed.status).toBe(500);
-    expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ETIMEDOUT|Timeout|arn:/);
-    const recovered = await send(uniqueEmail());
-    expect(recovered.status).toBe(200);
-    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+    expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ECONNREFUSED|fetch|arn:/);
   });
 });
 
