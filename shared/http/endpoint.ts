@@ -142,7 +142,10 @@ export function endpoint<
     throw new Error(`${id}: the adapters of the handler do not match its route table entry`);
   }
 
+  // Built once per container, like the SDK clients: a new secret source per call would miss the
+  // key cache below and read Secrets Manager again on every use.
   let senderFromAdapter: CodeSender | undefined;
+  let secretsFromAdapter: SecretSource | undefined;
   const serviceContext = (log: Logger): ServiceContext => {
     const cfg = config();
     const overrides = portOverrides();
@@ -153,7 +156,7 @@ export function endpoint<
         return database(cfg);
       },
       keys() {
-        const source = overrides.secrets ?? requireAdapter(definition.adapters?.secrets, 'secret', id)(cfg);
+        const source = overrides.secrets ?? (secretsFromAdapter ??= requireAdapter(definition.adapters?.secrets, 'secret', id)(cfg));
         let keys = keysBySource.get(source);
         if (!keys) keysBySource.set(source, (keys = cachedKeys(source)));
         return keys();
