@@ -1,5 +1,5 @@
 import { unbind } from '../../shared/devices/device-service';
-import { devicePathParams } from '../../shared/devices/schemas';
+import { devicePathParams } from '../../shared/devices/parameters';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';

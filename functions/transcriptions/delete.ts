@@ -1,7 +1,7 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
-import { transcriptionPathParams } from '../../shared/transcriptions/schemas';
+import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { remove } from '../../shared/transcriptions/transcription-service';
 
 export const handler = endpoint('DELETE /api/transcriptions/{id}', {

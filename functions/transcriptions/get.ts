@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
-import { transcriptionPathParams } from '../../shared/transcriptions/schemas';
+import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { get } from '../../shared/transcriptions/transcription-service';
 
 /** One of the caller's records; another user's record is 404. */

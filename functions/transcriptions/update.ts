@@ -1,6 +1,7 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
-import { transcriptionPatchBody, transcriptionPathParams } from '../../shared/transcriptions/schemas';
+import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
+import { transcriptionPatchBody } from '../../shared/transcriptions/schemas';
 import { edit } from '../../shared/transcriptions/transcription-service';
 
 /** Edits one of the caller's records; answers the record with `updatedAt` set. */

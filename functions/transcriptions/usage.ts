@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { usageResponse } from '../../shared/http/response-shapes.generated';
-import { usageQuery } from '../../shared/transcriptions/schemas';
+import { usageQuery } from '../../shared/transcriptions/parameters';
 import { usage } from '../../shared/transcriptions/transcription-service';
 
 /** Lifetime and daily usage in seconds, from aggregates: constant cost whatever the record count. */

@@ -8,8 +8,11 @@ import type { Remember } from '../http/idempotency';
 import { succeeded } from '../http/response';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
-import { GENERAL_EVENT_TYPES } from './schemas';
-import type { EventType, GeneralEventInput } from './schemas';
+// The event types from their own module: the request schemas are built at import, and the
+// functions that only read events (stats, the lists) have no request body to validate.
+import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
+import type { EventType } from './event-types';
+import type { GeneralEventInput } from './schemas';
 
 export type Confirmation = ReturnType<typeof succeeded>;
 
@@ -29,7 +32,7 @@ async function record(
 
 /** A login event (seed 4.12); the sign-in endpoints do not record one themselves. */
 export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, remember: Remember<Confirmation> = () => []) {
-  return record(ctx, account, { eventType: 'login', eventValue: null, location }, 'Login recorded.', remember);
+  return record(ctx, account, { eventType: LOGIN_EVENT_TYPE, eventValue: null, location }, 'Login recorded.', remember);
 }
 
 /** A general event (seed 4.14), its value already checked against its type's rule. */
@@ -50,7 +53,7 @@ export async function stats(ctx: ServiceContext, account: AccountRef) {
   const types = await readForAccount(ctx.db, account, () => readStats(ctx.db, account.userId));
   const byType = new Map(types.map((entry) => [entry.eventType, entry]));
   return {
-    loginCount: byType.get('login')?.count ?? 0,
+    loginCount: byType.get(LOGIN_EVENT_TYPE)?.count ?? 0,
     events: GENERAL_EVENT_TYPES.flatMap((eventType) => {
       const entry = byType.get(eventType);
       return entry && entry.count > 0 ? [{ eventType, count: entry.count, lastValue: entry.lastValue }] : [];

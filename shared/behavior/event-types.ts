@@ -1,7 +1,7 @@
 /**
- * The event types of seed 2.5, in the seed's order. Kept apart from the request schemas (classic
- * zod) so that the response schemas (shared/http/schemas.ts, zod/mini) can name them without
- * bundling classic zod into every function.
+ * The event types of seed 2.5, in the seed's order. Kept apart from the request schemas, which
+ * are built when their module is imported, so that functions without a request body (stats, the
+ * lists) and the response schemas can name the types without building those schemas.
  */
 export const GENERAL_EVENT_TYPES = [
   'translation_on',

@@ -3,7 +3,7 @@ import { pageQuerySchema, pageReply } from '../http/pagination';
 import { behaviorEventListResponse } from '../http/response-shapes.generated';
 import type { RouteId } from '../routes';
 import { listByType } from './behavior-service';
-import type { EventType } from './schemas';
+import type { EventType } from './event-types';
 
 /** The handler of one of the per-type event lists (seed 4.13 and 4.15): same code, another type. */
 export const eventListEndpoint = (id: RouteId, eventType: EventType) =>

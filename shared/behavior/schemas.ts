@@ -1,10 +1,7 @@
 import * as z from 'zod/mini';
 import { languageTagSchema, textField } from '../http/fields';
-import { GENERAL_EVENT_TYPES } from './event-types';
+import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { GeneralEventType } from './event-types';
-
-export { GENERAL_EVENT_TYPES };
-export type { EventType, GeneralEventType } from './event-types';
 
 const isGeneralType = (value: string): value is GeneralEventType => (GENERAL_EVENT_TYPES as readonly string[]).includes(value);
 
@@ -33,7 +30,7 @@ export const eventBody = z.pipe(
       ),
     })
     .check(z.superRefine((event, ctx) => {
-    if (event.eventType === 'login') {
+    if (event.eventType === LOGIN_EVENT_TYPE) {
       ctx.addIssue({ code: 'custom', path: ['eventType'], message: 'login events are recorded with POST /api/behavior/login' });
       return;
     }

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { languageTagSchema, textField } from '../http/fields';
-import { boundedIntegerParameter } from '../http/pagination';
+
+// Request bodies. The path and query schemas are in parameters.ts, so that the functions that
+// only read or delete do not build these at cold start.
 
 /** Contract section 4: title 1..200 characters, text up to 100 000, duration 0..86 400 s. */
 export const TITLE_MAX = 200;
@@ -34,19 +36,3 @@ export const transcriptionPatchBody = z
     }),
   );
 export type TranscriptionPatch = z.output<typeof transcriptionPatchBody>;
-
-/** Ids are positive integers below 2^53; anything else names no record. */
-export const transcriptionPathParams = z.object({
-  id: z
-    .pipe(
-      z.string().check(
-        z.regex(/^[1-9]\d{0,15}$/, 'must be a positive integer'),
-        z.meta({ description: 'The `transcriptionRecordId`', examples: ['1'] }),
-      ),
-      z.transform(Number),
-    )
-    .check(z.refine(Number.isSafeInteger, 'must be a positive integer')),
-});
-
-/** `?days=` 1..366 (a leap year), default 30 (contract section 4). */
-export const usageQuery = z.object({ days: boundedIntegerParameter('days', 1, 366, 30) });

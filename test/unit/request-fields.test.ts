@@ -5,7 +5,8 @@ import { ValidationError } from '../../shared/errors';
 import { codePointLength, languageTagSchema, textField } from '../../shared/http/fields';
 import { idempotencyKey } from '../../shared/http/idempotency';
 import { pageQuerySchema } from '../../shared/http/pagination';
-import { newTranscriptionBody, transcriptionPatchBody, usageQuery } from '../../shared/transcriptions/schemas';
+import { usageQuery } from '../../shared/transcriptions/parameters';
+import { newTranscriptionBody, transcriptionPatchBody } from '../../shared/transcriptions/schemas';
 
 describe('text fields', () => {
   it('count code points, not UTF-16 units', () => {
