@@ -109,12 +109,14 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
 
 /** Sets a new password with a code; every token issued before stops working. */
 export async function resetPassword(ctx: ServiceContext, target: Target, code: string, newPassword: string): Promise<void> {
-  const user = await findUserByIdentity(ctx.db, target.kind, target.value);
+  // The code first: a wrong one is answered before the account is looked up, whether or not one exists.
   const spendCode = await checkCode(ctx, target.value, code);
+  const userId = await findUserIdByIdentity(ctx.db, target.kind, target.value);
   // No account: the same answer as a wrong code, so only the target's owner could tell the two apart.
-  if (!user) throw new CodeInvalidError('The verification code is invalid or has expired.');
-  await replacePassword(ctx.db, user.userId, await hashPassword(newPassword), isoSeconds(ctx.clock.now()), [spendCode]);
-  await clearLoginFailures(ctx.db, `user#${user.userId}`);
+  if (userId === undefined) throw new CodeInvalidError('The verification code is invalid or has expired.');
+  // replacePassword is conditioned on the account still existing: no need to read the profile.
+  await replacePassword(ctx.db, userId, await hashPassword(newPassword), isoSeconds(ctx.clock.now()), [spendCode]);
+  await clearLoginFailures(ctx.db, `user#${userId}`);
 }
 
 /** The caller's account, if the token that named it is still current. */
