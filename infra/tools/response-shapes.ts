@@ -1,8 +1,8 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import * as z from 'zod';
 import type { ResponseSpec, Shape } from '../../shared/http/response-shape';
 import * as schemas from '../../shared/http/schemas';
+import { PROJECT_ROOT } from '../project-root';
 
 /**
  * Writes the run-time form of the response schemas (shared/http/response-shape.ts explains why):
@@ -10,7 +10,7 @@ import * as schemas from '../../shared/http/schemas';
  * without annotations, as `<name>Response` in shared/http/response-shapes.generated.ts. Part of
  * `npm run generate:openapi`; test/unit/response-shape.test.ts fails while the file is stale.
  */
-export const GENERATED_SHAPES_MODULE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'http', 'response-shapes.generated.ts');
+export const GENERATED_SHAPES_MODULE = join(PROJECT_ROOT, 'shared', 'http', 'response-shapes.generated.ts');
 
 /** Building blocks and documentation-only schemas: no handler answers with them. */
 const NOT_RESPONSES = new Set(['timestampSchema', 'errorBodySchema']);

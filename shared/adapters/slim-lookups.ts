@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { keys } from '../db/keys';
+import { LOCAL_DYNAMODB_CREDENTIALS } from '../db/table';
 import { callAws, credentialsFromEnvironment } from './aws-json-client';
 import type { AwsJsonTarget } from './aws-json-client';
 
@@ -10,13 +11,11 @@ import type { AwsJsonTarget } from './aws-json-client';
  */
 export type TokenVersionLookup = (userId: number) => Promise<number | undefined>;
 
-const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-
 function dynamoTarget(cfg: Config): AwsJsonTarget {
   return {
     service: 'dynamodb',
     region: cfg.AWS_REGION,
-    ...(cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: () => LOCAL_CREDENTIALS } : { credentials: credentialsFromEnvironment }),
+    ...(cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: () => LOCAL_DYNAMODB_CREDENTIALS } : { credentials: credentialsFromEnvironment }),
   };
 }
 

@@ -4,15 +4,14 @@ import type { Database } from './client';
 import { keys, sortKeyPrefix } from './keys';
 import type { ItemKey } from './keys';
 import { PARTITION_KEY, SORT_KEY } from './table';
-import { backoffDelay, DEFAULT_RETRY, isConditionFailure, writeAtomically } from './transactions';
+import { accountSubject, clearLoginFailures } from './login-failures-repository';
+import { backOff, isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import type { UserRecord } from './users-repository';
 
 const BATCH_SIZE = 25;
 const PARALLEL_BATCHES = 4;
 const BATCH_ATTEMPTS = 8;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Ends an account in one transaction: the profile goes (so every token of the account fails at
@@ -62,7 +61,7 @@ async function batchDelete(db: Database, batch: ItemKey[]): Promise<void> {
   let pending = batch.map((key) => ({ DeleteRequest: { Key: key } }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt >= BATCH_ATTEMPTS) throw new Error('DynamoDB left deletes unprocessed; the purge stays pending');
-    if (attempt > 0) await sleep(backoffDelay(attempt, DEFAULT_RETRY));
+    if (attempt > 0) await backOff(attempt);
     const result = await db.client.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
     pending = (result.UnprocessedItems?.[db.tableName] ?? []) as typeof pending;
   }
@@ -114,7 +113,7 @@ export async function purgeAccountData(db: Database, userId: number): Promise<vo
       await Promise.all(batches.slice(index, index + PARALLEL_BATCHES).map((batch) => batchDelete(db, batch)));
     }
   }
-  await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.loginFailures(`user#${userId}`) }));
+  await clearLoginFailures(db, accountSubject(userId));
   await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.pendingPurge(userId) }));
 }
 

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config';
 import { ServiceUnavailableError } from '../errors';
+import { LOCAL_DYNAMODB_CREDENTIALS } from './table';
 
 export interface Database {
   client: DynamoDBDocumentClient;
@@ -43,7 +44,7 @@ export function database(cfg: Config): Database {
     maxAttempts: DYNAMODB_MAX_ATTEMPTS,
     retryMode: 'standard',
     ...(cfg.DYNAMODB_ENDPOINT
-      ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: LOCAL_DYNAMODB_CREDENTIALS }
       : {}),
   });
   // Outermost step, so it sees only what the SDK's retries could not absorb: those failures

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CodeAttemptsExceededError, CodeCooldownError, CodeDailyLimitError, CodeInvalidError } from '../errors';
 import type { Database } from './client';
 import { keys } from './keys';
+import { TTL_ATTRIBUTE } from './table';
 import { isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 
@@ -48,7 +49,7 @@ export async function storeNewCode(
       item: {
         Put: {
           TableName: db.tableName,
-          Item: { ...keys.currentCode(target), ...code, attempts: 0, ttl: code.expiresAt + DAY_SECONDS },
+          Item: { ...keys.currentCode(target), ...code, attempts: 0, [TTL_ATTRIBUTE]: code.expiresAt + DAY_SECONDS },
           // The resend interval is decided by the stored send time, not by whether the item still
           // exists: TTL deletion is lazy and an expired item may linger for days.
           ConditionExpression: 'attribute_not_exists(PK) OR sentAt <= :resendFloor',
@@ -69,7 +70,7 @@ export async function storeNewCode(
           Key: keys.codeDay(target, utcDate),
           UpdateExpression: 'ADD sends :one SET #ttl = :ttl',
           ConditionExpression: 'attribute_not_exists(sends) OR sends < :limit',
-          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':one': 1, ':limit': limits.dailyLimit, ':ttl': code.sentAt + 2 * DAY_SECONDS },
         },
       },

@@ -31,10 +31,20 @@ export interface TypeStats {
 /** Thrown when the statistics already hold a later event than the one being recorded. */
 class NewerEventRecorded extends Error {}
 
-export const eventList = (eventType: string): ListShape => ({
-  prefix: sortKeyPrefix.event(eventType),
-  sortKey: new RegExp(`^EVENT#${eventType}#\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#\\d{16}$`),
-});
+// One shape per event type, built on first use: a list request then compiles no pattern.
+const eventLists = new Map<string, ListShape>();
+
+export function eventList(eventType: string): ListShape {
+  let shape = eventLists.get(eventType);
+  if (!shape) {
+    shape = {
+      prefix: sortKeyPrefix.event(eventType),
+      sortKey: new RegExp(`^EVENT#${eventType}#\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z#\\d{16}$`),
+    };
+    eventLists.set(eventType, shape);
+  }
+  return shape;
+}
 
 const toEvent = (item: Record<string, unknown>): BehaviorEvent => ({
   eventId: Number(item.eventId),

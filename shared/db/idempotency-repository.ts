@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
 import { keys } from './keys';
+import { TTL_ATTRIBUTE } from './table';
 import type { GuardedWrite } from './transactions';
 
 /** The first response to a request sent with an Idempotency-Key. Times are epoch seconds. */
@@ -70,7 +71,7 @@ export function claimIdempotencyKey(
           response: record.response,
           responseFields: Object.keys(record.response),
           expiresAt: record.expiresAt,
-          ttl: record.expiresAt,
+          [TTL_ATTRIBUTE]: record.expiresAt,
         },
         // An expired record may linger until TTL deletion gets to it; it no longer holds the key.
         ConditionExpression: 'attribute_not_exists(PK) OR expiresAt <= :now',

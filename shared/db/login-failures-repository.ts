@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { backoffDelay, isConditionFailure } from './transactions';
+import { backOff, isConditionFailure } from './transactions';
 import type { Database } from './client';
 import { keys } from './keys';
+import { TTL_ATTRIBUTE } from './table';
 
 /**
  * Password attempts of one subject: an account (`user#<id>`) or, for an e-mail or phone with no
@@ -15,6 +16,10 @@ import { keys } from './keys';
  * window, `maxFailures` attempts fall within it and no more may start (a sliding window: no burst
  * across a fixed window's edge gets through). A successful login deletes the item.
  */
+/** The subjects whose attempts are counted: an account, or a target without one. */
+export const accountSubject = (userId: number): string => `user#${userId}`;
+export const targetSubject = (kind: string, value: string): string => `${kind}#${value}`;
+
 export interface LockPolicy {
   maxFailures: number;
   windowSeconds: number;
@@ -32,7 +37,6 @@ export type AttemptReservation =
   | { reserved: false; retryAfterSeconds: number };
 
 const MAX_ROUNDS = 12;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function readAttempts(db: Database, subject: string): Promise<AttemptsItem> {
   const result = await db.client.send(
@@ -68,7 +72,7 @@ export async function reserveLoginAttempt(db: Database, subject: string, now: nu
           // Only on top of exactly what was read: a concurrent attempt or lock makes this round
           // start again from a fresh read, so no two attempts claim the same slot.
           ConditionExpression: n === 0 ? 'attribute_not_exists(n)' : 'n = :n',
-          ExpressionAttributeNames: { '#slot': slot, '#ttl': 'ttl' },
+          ExpressionAttributeNames: { '#slot': slot, '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: {
             ':now': now,
             ':next': n + 1,
@@ -80,7 +84,7 @@ export async function reserveLoginAttempt(db: Database, subject: string, now: nu
       return { reserved: true, attemptsInWindow: previous.length + 1 };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      await sleep(backoffDelay(round));
+      await backOff(round);
     }
   }
   // Heavy contention on one account is itself a sign of an attack: fail closed, briefly.
@@ -98,7 +102,7 @@ export async function lockLogin(db: Database, subject: string, now: number, poli
         UpdateExpression: 'SET lockedUntil = :until, #ttl = :ttl',
         // A lock already running is not extended by the failures that race with it.
         ConditionExpression: 'attribute_not_exists(lockedUntil) OR lockedUntil <= :now',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
         ExpressionAttributeValues: { ':until': lockedUntil, ':now': now, ':ttl': lockedUntil + policy.windowSeconds },
       }),
     );

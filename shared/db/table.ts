@@ -15,6 +15,9 @@ export const TTL_ATTRIBUTE = 'ttl';
 export const LIST_INDEX_NAME = 'ByCreated';
 export const LIST_INDEX_SORT_KEY = 'LSK';
 
+/** DynamoDB Local accepts any credentials; every local client signs with these. */
+export const LOCAL_DYNAMODB_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
 export type TableDefinition = Omit<CreateTableCommandInput, 'TableName'>;
 
 export const tableDefinition: TableDefinition = {

@@ -30,11 +30,13 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 15, maxDelayMs: 400 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Full-jitter exponential backoff, as the AWS architecture blog recommends for contended writes. */
 export const backoffDelay = (attempt: number, policy: RetryPolicy = DEFAULT_RETRY): number =>
   Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+
+/** Waits the backoff delay of `attempt` before a write is tried again. */
+export const backOff = (attempt: number, policy: RetryPolicy = DEFAULT_RETRY): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, policy)));
 
 const cancellationReasons = (error: unknown): CancellationReason[] | undefined =>
   error instanceof Error && error.name === 'TransactionCanceledException'
@@ -71,7 +73,7 @@ export async function writeAtomically(db: Database, writes: GuardedWrite[], retr
           cause: error,
         });
       }
-      await sleep(backoffDelay(attempt, retry));
+      await backOff(attempt, retry);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { clearLoginFailures, lockLogin, reserveLoginAttempt } from '../db/login-failures-repository';
+import { accountSubject, clearLoginFailures, lockLogin, reserveLoginAttempt, targetSubject } from '../db/login-failures-repository';
 import type { LockPolicy } from '../db/login-failures-repository';
 import { allocateId } from '../db/id-allocator';
 import { createUser, findUserById, findUserByIdentity, findUserIdByIdentity, replacePassword, upgradePasswordHash } from '../db/users-repository';
@@ -89,7 +89,7 @@ export async function register(ctx: ServiceContext, target: Target, code: string
  */
 export async function logInWithPassword(ctx: ServiceContext, target: Target, password: string): Promise<SignedIn> {
   const user = await findUserByIdentity(ctx.db, target.kind, target.value);
-  const subject = user ? `user#${user.userId}` : `${target.kind}#${target.value}`;
+  const subject = user ? accountSubject(user.userId) : targetSubject(target.kind, target.value);
   const now = epochSeconds(ctx.clock.now());
   // The attempt is counted before scrypt runs: parallel guesses cannot outrun the lock.
   const attempt = await reserveLoginAttempt(ctx.db, subject, now, LOGIN_LOCK_POLICY);
@@ -116,7 +116,7 @@ export async function resetPassword(ctx: ServiceContext, target: Target, code: s
   if (userId === undefined) throw new CodeInvalidError('The verification code is invalid or has expired.');
   // replacePassword is conditioned on the account still existing: no need to read the profile.
   await replacePassword(ctx.db, userId, await hashPassword(newPassword), isoSeconds(ctx.clock.now()), [spendCode]);
-  await clearLoginFailures(ctx.db, `user#${userId}`);
+  await clearLoginFailures(ctx.db, accountSubject(userId));
 }
 
 /** The caller's account, if the token that named it is still current. */
