@@ -89,7 +89,6 @@ export const routes = [
   route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write' }),
   route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write' }),
   route('GET', '/api/transcriptions', 'functions/transcriptions/list.ts'),
-  // Before `{id}`: the local server takes the first match (API Gateway prefers the literal anyway).
   route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts'),
   route('GET', '/api/transcriptions/{id}', 'functions/transcriptions/get.ts'),
   route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write' }),

@@ -54,6 +54,21 @@ interface MountedRoute {
 }
 
 /**
+ * API Gateway matches a literal path segment before a `{parameter}` in the same place
+ * (`/transcriptions/usage` before `/transcriptions/{id}`), whatever the order of the routes. The
+ * local server takes the first match, so it tries its routes in that order (stable otherwise).
+ */
+export function literalSegmentsFirst(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let index = 0; index < Math.min(left.length, right.length); index++) {
+    const leftIsParameter = left[index]!.startsWith('{');
+    if (leftIsParameter !== right[index]!.startsWith('{')) return leftIsParameter ? 1 : -1;
+  }
+  return 0;
+}
+
+/**
  * `X-Dev-Now: <ISO 8601 time>` runs one request as if at that time (local mode only, like /dev):
  * `npm run seed` uses it to give the demo account a month of history through the real API. The
  * request's clock starts there and ticks on; other requests keep the server's clock.
@@ -129,6 +144,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const handler = await loadModule<ProxyHandler>(route.entry);
     for (const resource of versionedPaths(route.path)) mounted.push({ route, resource, handler, ...compile(resource) });
   }
+  mounted.sort((a, b) => literalSegmentsFirst(a.resource, b.resource));
   const authorize = await loadModule<AuthorizerHandler>(authorizer.entry);
   /** The API reference page (GET /docs/), read on its first request. Local mode only, like /dev. */
   let docs: Map<string, DocsFile> | undefined;
