@@ -281,9 +281,9 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   const { route, definition } = handler;
   const id = routeId(route);
   if (!definition.response) throw new Error(`${id} has no response schema`);
-  const headers = definition.docs.headers ?? [];
+  const idempotent = definition.idempotency !== undefined;
+  const headers: DocumentedHeader[] = [...(idempotent ? (['Idempotency-Key'] as const) : []), ...(definition.docs.headers ?? [])];
   const isList = definition.query === pageQuerySchema;
-  const idempotent = headers.includes('Idempotency-Key');
 
   const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   const pathParameters = definition.params ? parameters(converter, definition.params as z.core.$ZodType, 'path') : [];

@@ -18,6 +18,7 @@ import { findRoute, routeId } from '../routes';
 import type { RouteDefinition, RouteId } from '../routes';
 import { portOverrides } from '../runtime';
 import type { ServiceContext } from '../service-context';
+import type { Idempotency, Remember } from './idempotency';
 import { parseJsonBody, validatePart } from './request';
 import { Reply, errorToResult, logRequest, resultToResponse } from './response';
 import { shapeResponse } from './response-shape';
@@ -37,8 +38,10 @@ export interface Caller {
 }
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
-/** What `run` may return: the input of the response schema, plain or in a Reply. */
-type Result<R> = R extends ResponseSpec<infer S> ? z.input<S> | Reply<z.input<S>> : unknown;
+/** The body `run` answers: the input of the response schema. */
+type ResultBody<R> = R extends ResponseSpec<infer S> ? z.input<S> : unknown;
+/** What `run` may return: that body, plain or in a Reply. */
+type Result<R> = ResultBody<R> | Reply<ResultBody<R>>;
 
 export interface EndpointInput<B, Q, P> {
   body: Output<B>;
@@ -49,6 +52,16 @@ export interface EndpointInput<B, Q, P> {
   headers: Record<string, string | undefined>;
 }
 
+/** What `run` is given: the request, and the writes that store its response for replays. */
+export interface RunInput<B, Q, P, R> extends EndpointInput<B, Q, P> {
+  /**
+   * The writes to add to the operation's transaction so that a repeat with the same
+   * Idempotency-Key replays its response; none when the endpoint has no `idempotency` or the
+   * request no key.
+   */
+  remember: Remember<ResultBody<R>>;
+}
+
 /** The AWS adapters this function bundles; the route table says which it must have. */
 export interface Adapters {
   codeSender?: (cfg: Config) => CodeSender;
@@ -57,6 +70,8 @@ export interface Adapters {
 
 /** Request headers an operation reads, beyond Authorization and Content-Type. */
 export type DocumentedHeader = 'Idempotency-Key' | 'Accept-Language';
+/** Idempotency-Key is documented for the endpoints with an `idempotency`, and only for them. */
+type DeclaredHeader = Exclude<DocumentedHeader, 'Idempotency-Key'>;
 
 /** What the API reference says of an operation beyond its route and schemas. */
 export interface EndpointDocs {
@@ -67,7 +82,7 @@ export interface EndpointDocs {
    * beyond those the generator adds from the route and schemas: validation, 401, 413, 422, 503.
    */
   errors?: readonly string[];
-  headers?: readonly DocumentedHeader[];
+  headers?: readonly DeclaredHeader[];
 }
 
 export interface EndpointDefinition<B, Q, P, R = undefined> {
@@ -84,14 +99,18 @@ export interface EndpointDefinition<B, Q, P, R = undefined> {
   response?: R;
   docs: EndpointDocs;
   adapters?: Adapters;
-  run(input: EndpointInput<B, Q, P>, ctx: ServiceContext): Promise<Result<R>>;
+  /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/idempotency.ts. */
+  idempotency?: Idempotency;
+  run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<R>>;
 }
 
 interface State {
-  input: EndpointInput<unknown, unknown, unknown>;
+  input: RunInput<unknown, unknown, unknown, unknown>;
   log: Logger;
   startedAt: number;
 }
+
+const rememberNothing: Remember<unknown> = () => [];
 
 const keysBySource = new WeakMap<SecretSource, () => Promise<ServiceKeys>>();
 
@@ -169,8 +188,14 @@ export function endpoint<
   };
 
   const base = async (event: APIGatewayProxyEvent, context: Context & { state?: State }) => {
-    const state = context.state!;
-    return definition.run(state.input as EndpointInput<B, Q, P>, serviceContext(state.log));
+    const { input, log } = context.state!;
+    const ctx = serviceContext(log);
+    // Results are JSON objects (every response schema is one), which is what a replay stores.
+    const run = (remember: Remember<object>) => {
+      input.remember = remember as Remember<unknown>;
+      return definition.run(input as RunInput<B, Q, P, R>, ctx) as Promise<object>;
+    };
+    return definition.idempotency ? definition.idempotency(ctx, input, run) : run(rememberNothing);
   };
 
   const handler = middy<APIGatewayProxyEvent, unknown, Error, Context & { state?: State }>(base).use({
@@ -192,6 +217,7 @@ export function endpoint<
         query,
         params,
         headers: event.headers ?? {},
+        remember: rememberNothing,
         get caller(): Caller {
           if (!caller) throw new UnauthorizedError('Unauthorized');
           return caller;

@@ -7,6 +7,7 @@ import type { GuardedWrite } from '../db/transactions';
 import { IdempotencyKeyReusedError, ValidationError } from '../errors';
 import { epochSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
+import type { EndpointInput } from './endpoint';
 import { headerValue } from './headers';
 import { Reply } from './response';
 
@@ -90,4 +91,21 @@ export async function idempotently<T extends object>(
     if (error instanceof IdempotentReplay) return replay(error.record, requestHash);
     throw error;
   }
+}
+
+/**
+ * An endpoint's `idempotency`: runs the operation through `idempotently` with the request's
+ * Idempotency-Key, caller and validated body. Given to `endpoint()` by the handlers that take the
+ * header, so the other functions do not bundle this module.
+ */
+export type Idempotency = <T extends object>(
+  ctx: ServiceContext,
+  input: EndpointInput<unknown, unknown, unknown>,
+  perform: (remember: Remember<T>) => Promise<T>,
+) => Promise<T | Reply<T>>;
+
+/** Idempotency-Key honoured for one operation; `scope` names it (a key is scoped to one operation). */
+export function idempotentIn(scope: string): Idempotency {
+  return (ctx, input, perform) =>
+    idempotently(ctx, { account: input.caller, scope, key: idempotencyKey(input.headers), request: input.body }, perform);
 }
