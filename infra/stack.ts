@@ -22,7 +22,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
 import { TTL_ATTRIBUTE, tableDefinition } from '../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
-import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../shared/http/headers';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, anyOrigin } from '../shared/http/headers';
 import { authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
 import type { RouteDefinition } from '../shared/routes';
 import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
@@ -154,7 +154,7 @@ export class ServiceStack extends Stack {
     });
     // Preflight on the resources that serve routes only, not on every path prefix (/api, /api/auth ...).
     const preflight: CorsOptions = {
-      allowOrigins: corsOrigins.trim() === '*' ? Cors.ALL_ORIGINS : corsOrigins.split(',').map((origin) => origin.trim()),
+      allowOrigins: anyOrigin(corsOrigins) ? Cors.ALL_ORIGINS : [...corsOrigins],
       allowHeaders: CORS_ALLOWED_HEADERS.split(','),
       allowMethods: [...new Set(allRoutes.map((route) => route.method)), 'OPTIONS'],
       exposeHeaders: CORS_EXPOSED_HEADERS.split(','),

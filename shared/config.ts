@@ -28,7 +28,8 @@ export interface Config {
   JWT_SECRET_ARN: string | undefined;
   SES_FROM_ADDRESS: string | undefined;
   APP_NAME: string;
-  CORS_ORIGINS: string;
+  /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
+  CORS_ORIGINS: readonly string[];
   LOG_LEVEL: LogLevel;
 }
 
@@ -91,6 +92,26 @@ const countryCallingCodes: Reader<string[] | undefined> = (value) => {
   return codes;
 };
 
+/**
+ * `*`, or origins separated by commas: `https://app.example.com, http://localhost:3000`. Each must
+ * be an origin exactly as browsers send it (scheme, host, port; no path or trailing slash), or it
+ * would never match an `Origin` header and the app would fail with a CORS error nobody explains.
+ */
+const corsOrigins: Reader<readonly string[]> = (value) => {
+  const origins = (value ?? '*').split(',').map((part) => part.trim()).filter((part) => part !== '');
+  if (origins.length === 0) throw new SettingProblem('must be * or at least one origin');
+  if (origins.includes('*')) {
+    if (origins.length > 1) throw new SettingProblem('* allows every origin and cannot be listed with others');
+    return origins;
+  }
+  for (const origin of origins) {
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      throw new SettingProblem(`${JSON.stringify(origin)} is not an origin such as https://app.example.com`);
+    }
+  }
+  return origins;
+};
+
 const positive = (fallback: number) => withDefault(wholeNumber(1), fallback);
 const text = (fallback: string) => withDefault(requiredText(), fallback);
 
@@ -109,7 +130,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   JWT_SECRET_ARN: optional(requiredText()),
   SES_FROM_ADDRESS: optional(requiredText(3)),
   APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
-  CORS_ORIGINS: withDefault((value: string) => value, '*'),
+  CORS_ORIGINS: corsOrigins,
   LOG_LEVEL: withDefault(logLevel, 'info'),
 };
 

@@ -2,7 +2,7 @@ import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponseType } from '../../shared/http/gateway-responses';
-import { CORS_EXPOSED_HEADERS, SECURITY_HEADERS } from '../../shared/http/headers';
+import { CORS_EXPOSED_HEADERS, SECURITY_HEADERS, anyOrigin } from '../../shared/http/headers';
 
 /**
  * Types whose message API Gateway words better than a fixed text (`Invalid request body`,
@@ -20,13 +20,12 @@ const literal = (value: string) => `'${value}'`;
  * learn anything from, and without the header a browser app would see an opaque network error
  * instead of the 401 that tells it to sign in again.
  */
-export function gatewayCorsHeaders(corsOrigins: string): Record<string, string> {
-  const origins = corsOrigins.split(',').map((origin) => origin.trim()).filter(Boolean);
-  const allowOrigin = origins.length === 1 ? literal(origins[0]!) : 'method.request.header.Origin';
+export function gatewayCorsHeaders(corsOrigins: readonly string[]): Record<string, string> {
+  const allowOrigin = corsOrigins.length === 1 ? literal(corsOrigins[0]!) : 'method.request.header.Origin';
   return {
     'Access-Control-Allow-Origin': allowOrigin,
     'Access-Control-Expose-Headers': literal(CORS_EXPOSED_HEADERS),
-    ...(origins.length === 1 && origins[0] === '*' ? {} : { Vary: literal('Origin') }),
+    ...(anyOrigin(corsOrigins) ? {} : { Vary: literal('Origin') }),
   };
 }
 
@@ -50,7 +49,7 @@ export function gatewayResponseBody(type: GatewayResponseType): string {
  * any other 4xx/5xx) in the contract's `{code, message, error}` shape, from the same table the
  * local server answers with.
  */
-export function addGatewayResponses(api: RestApi, corsOrigins: string): void {
+export function addGatewayResponses(api: RestApi, corsOrigins: readonly string[]): void {
   const headers = { ...securityHeaders(), ...gatewayCorsHeaders(corsOrigins) };
   for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
     api.addGatewayResponse(`Gateway${type}`, {

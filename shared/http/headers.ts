@@ -15,12 +15,14 @@ export const SECURITY_HEADERS: Record<string, string> = {
 export const CORS_ALLOWED_HEADERS = 'Authorization,Content-Type,Accept-Language,Idempotency-Key';
 export const CORS_EXPOSED_HEADERS = 'X-Next-Cursor,Link,Retry-After,Idempotent-Replayed';
 
-/** `CORS_ORIGINS` is `*` or a comma-separated list; a listed origin is echoed back. */
-export function corsHeaders(allowedOrigins: string, requestOrigin: string | undefined): Record<string, string> {
+/** True when the setting allows every origin (`CORS_ORIGINS=*`). */
+export const anyOrigin = (allowedOrigins: readonly string[]) => allowedOrigins[0] === '*';
+
+/** CORS for `CORS_ORIGINS` as shared/config.ts parses it: `*`, or a listed origin echoed back. */
+export function corsHeaders(allowedOrigins: readonly string[], requestOrigin: string | undefined): Record<string, string> {
   const base = { 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS };
-  if (allowedOrigins.trim() === '*') return { ...base, 'Access-Control-Allow-Origin': '*' };
-  const allowed = allowedOrigins.split(',').map((origin) => origin.trim());
-  if (requestOrigin && allowed.includes(requestOrigin)) {
+  if (anyOrigin(allowedOrigins)) return { ...base, 'Access-Control-Allow-Origin': '*' };
+  if (requestOrigin && allowedOrigins.includes(requestOrigin)) {
     return { ...base, 'Access-Control-Allow-Origin': requestOrigin, Vary: 'Origin' };
   }
   return { Vary: 'Origin' };

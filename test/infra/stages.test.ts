@@ -70,6 +70,8 @@ describe('settings from context', () => {
     expect(() => synth({ AUTHORIZER_CACHE_SECONDS: '7200' })).toThrow(/AUTHORIZER_CACHE_SECONDS/);
     expect(() => synth({ stage: 'staging' })).toThrow(/stage/);
     expect(() => synth({ SES_FROM_ADDRESS: 'nobody' })).toThrow(/SES_FROM_ADDRESS/);
+    // With a trailing slash it would never equal a browser's Origin: every call from the app would fail CORS.
+    expect(() => synth({ CORS_ORIGINS: 'https://app.example.com/' })).toThrow(/CORS_ORIGINS/);
     expect(() => synth({ waf: 'yes' })).toThrow(/waf/);
     expect(() => synth({ waf: 'true', wafCodeRequestsPer5Minutes: 5 })).toThrow(/wafCodeRequestsPer5Minutes/);
   });

@@ -12,7 +12,7 @@ describe('parseConfig', () => {
       CODE_RESEND_SECONDS: 60,
       CODE_DAILY_LIMIT: 10,
       AUTHORIZER_CACHE_SECONDS: 300,
-      CORS_ORIGINS: '*',
+      CORS_ORIGINS: ['*'],
     });
     expect(parseConfig(minimal).SMS_ALLOWED_COUNTRY_CODES).toBeUndefined();
   });
@@ -48,6 +48,17 @@ describe('parseConfig', () => {
       const setting = Object.keys(env).find((name) => name !== 'TABLE_NAME') ?? 'TABLE_NAME';
       expect(() => parseConfig(env), JSON.stringify(env)).toThrow(ConfigError);
       expect(() => parseConfig(env)).toThrow(setting);
+    }
+  });
+
+  it('reads CORS_ORIGINS as * or a list of exact origins, and refuses what no browser Origin could match', () => {
+    expect(parseConfig({ ...minimal, CORS_ORIGINS: '*' }).CORS_ORIGINS).toEqual(['*']);
+    expect(parseConfig({ ...minimal, CORS_ORIGINS: ' https://app.example.com , http://localhost:3000,' }).CORS_ORIGINS).toEqual([
+      'https://app.example.com',
+      'http://localhost:3000',
+    ]);
+    for (const value of ['', ' , ', 'https://app.example.com/', 'app.example.com', 'https://app.example.com/login', 'https://APP.example.com', '*,https://app.example.com']) {
+      expect(() => parseConfig({ ...minimal, CORS_ORIGINS: value }), value).toThrow(/CORS_ORIGINS: /);
     }
   });
 
