@@ -9,6 +9,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export const LAMBDA_NODE_TARGET = 'node22';
 
+/**
+ * The Node.js major version the functions run on in Lambda (`RUNTIME` of
+ * infra/constructs/service-function.ts; a test holds the two together). `npm run bench:lambda-node`
+ * measures with it, since cold imports differ between Node versions.
+ */
+export const LAMBDA_NODE_MAJOR = 24;
+
 /** esbuild options beyond entry, output and format. */
 export const lambdaEsbuildOptions = {
   bundle: true,

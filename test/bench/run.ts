@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
 import { BASELINE_DYNAMODB, BASELINE_EMPTY, baselineTargets, buildBundles, functionTargets, largestInputs } from './bundles';
 import type { BuiltBundle } from './bundles';
 import { measureColdImports } from './cold-import';
@@ -19,8 +20,12 @@ import type { ReadCostFloor, ReadCostResult } from './read-cost';
  * `npm run bench [-- --json FILE] [-- --quick]`: bundles, cold import, handler overhead, read cost,
  * scrypt, throughput and login timing, each next to its floor measured in the same run.
  * `--quick` runs a few samples of everything (to check the benchmark itself, not to quote).
+ * Everything runs on the Node.js that runs this script; `npm run bench:lambda-node` runs it on the
+ * Lambda runtime's major version instead.
  */
 interface Report {
+  /** The Node.js version everything was measured on; beyond the issue's shape. */
+  node: string;
   /** `dataBytes`: of `ownBytes`, generated data (packed text), not code; beyond the issue's shape. */
   bundles: { function: string; bytes: number; ownBytes: number; dataBytes: number }[];
   coldImport: ColdImportResult[];
@@ -68,6 +73,12 @@ function coldGoalMet(result: ColdImportResult, bundle: BuiltBundle | undefined):
 }
 
 async function main() {
+  const major = Number(process.versions.node.split('.')[0]);
+  log(
+    major === LAMBDA_NODE_MAJOR
+      ? `Node.js ${process.version}, the major version Lambda runs`
+      : `Node.js ${process.version}; Lambda runs Node.js ${LAMBDA_NODE_MAJOR}, which npm run bench:lambda-node measures with`,
+  );
   log('building every function with the Lambda bundling options');
   const built = await buildBundles([...functionTargets(), ...baselineTargets()]);
   const functions = built.filter((bundle) => bundle.kind !== 'baseline');
@@ -118,6 +129,7 @@ async function main() {
     const enumeration = await measureEnumeration(bench, settings.enumerationSamples);
 
     const report: Report = {
+      node: process.version,
       bundles: functions.map((bundle) => ({ function: bundle.name, bytes: bundle.bytes, ownBytes: bundle.ownBytes, dataBytes: bundle.dataBytes })),
       coldImport,
       overhead,
@@ -148,7 +160,7 @@ interface Extras {
 
 function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuMs, readCostFloors }: Extras) {
   const bundleByName = new Map(functions.map((bundle) => [bundle.name, bundle]));
-  const out: string[] = [];
+  const out: string[] = [`Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR})`];
   out.push(
     table(
       `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Own KB: files outside node_modules; of which data: generated packed text, not code`,

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
+import { RUNTIME } from '../../infra/constructs/service-function';
+import { PROJECT_ROOT } from '../../infra/project-root';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponseType } from '../../shared/http/gateway-responses';
@@ -113,6 +116,12 @@ describe('routes', () => {
 });
 
 describe('functions', () => {
+  it('run on the Node.js major that npm run bench:lambda-node measures with', () => {
+    expect(RUNTIME.name).toBe(`nodejs${LAMBDA_NODE_MAJOR}.x`);
+    const scripts = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts['bench:lambda-node']).toContain(`--package node@${LAMBDA_NODE_MAJOR} `);
+  });
+
   it('run on Node.js 22 or newer, arm64, ESM bundles, X-Ray active, JSON logs with a retention', () => {
     for (const [id, fn] of functionsOfStack()) {
       const { Runtime, Architectures, Handler, TracingConfig, LoggingConfig } = fn.Properties;
