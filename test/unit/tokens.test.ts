@@ -44,12 +44,13 @@ describe('issueToken / verifyToken', () => {
 
   it('refuses another key, issuer or audience with a reason-free UnauthorizedError', async () => {
     const { token } = await issueToken(key, user, now, settings);
+    // One at a time: a refusal made before its catch is attached is an unhandled rejection.
     for (const attempt of [
-      verifyToken(codeHashKey, token, now, settings),
-      verifyToken(key, token, now, { ...settings, issuer: 'someone-else' }),
-      verifyToken(key, token, now, { ...settings, audience: 'someone-else' }),
+      () => verifyToken(codeHashKey, token, now, settings),
+      () => verifyToken(key, token, now, { ...settings, issuer: 'someone-else' }),
+      () => verifyToken(key, token, now, { ...settings, audience: 'someone-else' }),
     ]) {
-      const error = await attempt.catch((caught: unknown) => caught);
+      const error = await attempt().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UnauthorizedError);
       expect((error as Error).message).toBe('Unauthorized');
     }
