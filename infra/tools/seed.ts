@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { GeneralEventType } from '../../shared/behavior/event-types';
 import { DEV_NOW_HEADER } from '../local/server';
 
 /**
@@ -140,7 +141,7 @@ const CHOICES = [
   { eventType: 'ambient_sound', values: ['enabled', 'disabled'] },
   { eventType: 'subtitle_layout', values: ['bottom', 'top'] },
   { eventType: 'volume_detection', values: ['auto', 'manual'] },
-] as const;
+] as const satisfies readonly { eventType: GeneralEventType; values: readonly string[] }[];
 
 export class SeedError extends Error {}
 

@@ -28,10 +28,10 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 15, maxDelayMs: 400 };
+const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 15, maxDelayMs: 400 };
 
 /** Full-jitter exponential backoff, as the AWS architecture blog recommends for contended writes. */
-export const backoffDelay = (attempt: number, policy: RetryPolicy = DEFAULT_RETRY): number =>
+const backoffDelay = (attempt: number, policy: RetryPolicy = DEFAULT_RETRY): number =>
   Math.random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
 
 /** Waits the backoff delay of `attempt` before a write is tried again. */

@@ -30,7 +30,7 @@ export function idempotencyKey(headers: Record<string, string | undefined>): str
   return value;
 }
 
-export interface IdempotentCall {
+interface IdempotentCall {
   account: AccountRef;
   /** The operation; a key is scoped to one operation, so reusing it on another does no harm. */
   scope: string;
@@ -60,7 +60,7 @@ function replay<T>(record: IdempotencyRecord, requestHash: string): Reply<T> {
  * claimed in the operation's own transaction (`remember`), so there is no in-between state: of
  * concurrent repeats exactly one does the work and the others replay its response.
  */
-export async function idempotently<T extends object>(
+async function idempotently<T extends object>(
   ctx: ServiceContext,
   call: IdempotentCall,
   perform: (remember: Remember<T>) => Promise<T>,
