@@ -62,6 +62,9 @@ const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'c
  */
 export const SERVICE_SETTINGS = [
   'TOKEN_TTL_MS',
+  'REFRESH_GRACE_SECONDS',
+  'SESSION_IDLE_DAYS',
+  'SESSION_MAX_DAYS',
   'CODE_TTL_SECONDS',
   'CODE_RESEND_SECONDS',
   'CODE_DAILY_LIMIT',

@@ -17,6 +17,12 @@ export interface Config {
   DYNAMODB_ENDPOINT: string | undefined;
   AWS_REGION: string;
   TOKEN_TTL_MS: number;
+  /** Seconds during which the refresh token just rotated away still answers the same new one. */
+  REFRESH_GRACE_SECONDS: number;
+  /** Days without a refresh after which a session ends. */
+  SESSION_IDLE_DAYS: number;
+  /** Days after its sign-in at which a session ends, however often it is refreshed. */
+  SESSION_MAX_DAYS: number;
   CODE_TTL_SECONDS: number;
   CODE_RESEND_SECONDS: number;
   CODE_DAILY_LIMIT: number;
@@ -120,6 +126,11 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   DYNAMODB_ENDPOINT: optional(url),
   AWS_REGION: text('us-east-1'),
   TOKEN_TTL_MS: positive(86_400_000),
+  // 0-60, as Amazon Cognito's refresh-token grace period: long enough for an app's parallel or
+  // retried refresh, short enough that a stolen token replayed later is caught as reuse.
+  REFRESH_GRACE_SECONDS: withDefault(wholeNumber(0, 60), 30),
+  SESSION_IDLE_DAYS: withDefault(wholeNumber(1, 3650), 30),
+  SESSION_MAX_DAYS: withDefault(wholeNumber(1, 3650), 365),
   CODE_TTL_SECONDS: positive(600),
   CODE_RESEND_SECONDS: positive(60),
   CODE_DAILY_LIMIT: positive(10),

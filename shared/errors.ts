@@ -83,6 +83,25 @@ export class UnauthorizedError extends DomainError {
   readonly code = 'UNAUTHORIZED';
 }
 
+/** A refresh token that is malformed, forged, or not of a session this service issued. */
+export class RefreshTokenInvalidError extends DomainError {
+  readonly code = 'REFRESH_TOKEN_INVALID';
+}
+
+/** The session was idle for SESSION_IDLE_DAYS or reached SESSION_MAX_DAYS: sign in again. */
+export class RefreshTokenExpiredError extends DomainError {
+  readonly code = 'REFRESH_TOKEN_EXPIRED';
+}
+
+/**
+ * The session of a refresh token has ended: signed out, ended from another device, ended by a
+ * password reset, or ended because one of its refresh tokens was used twice. A reuse is answered
+ * exactly like the others, so whoever replayed a stolen token learns nothing more.
+ */
+export class SessionEndedError extends DomainError {
+  readonly code = 'SESSION_ENDED';
+}
+
 export class NotFoundError extends DomainError {
   readonly code = 'NOT_FOUND';
 }

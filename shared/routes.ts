@@ -81,7 +81,17 @@ export const routes = [
     secret: true,
     hashesPasswords: true,
   }),
-  route('POST', '/api/auth/logout', 'functions/auth/logout.ts', { table: 'none' }),
+  route('POST', '/api/auth/token/refresh', 'functions/auth/refresh.ts', {
+    auth: 'none',
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+  }),
+  // With the app's refresh token, logout ends that session (proven with the secret-derived key).
+  route('POST', '/api/auth/logout', 'functions/auth/logout.ts', { table: 'read-write', secret: true }),
+  route('GET', '/api/auth/sessions', 'functions/sessions/list.ts'),
+  route('DELETE', '/api/auth/sessions', 'functions/sessions/end-others.ts', { table: 'read-write' }),
+  route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write' }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts'),
   route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write' }),
   route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write' }),

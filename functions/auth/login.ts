@@ -3,16 +3,20 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
 import { sessionResponse } from '../../shared/http/response-shapes.generated';
-import { EXACTLY_ONE_TARGET, accountTargetFields, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { EXACTLY_ONE_TARGET, accountTargetFields, clientNameSchema, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { sessionName } from '../../shared/identity/session-service';
+import { headerValue } from '../../shared/http/headers';
 
-const fields = z.object({ ...accountTargetFields, password: submittedPasswordSchema }).check(z.meta(EXACTLY_ONE_TARGET));
+const fields = z
+  .object({ ...accountTargetFields, password: submittedPasswordSchema, clientName: z.optional(clientNameSchema) })
+  .check(z.meta(EXACTLY_ONE_TARGET));
 const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context) => oneAccountTarget(value, context)));
 
-/** Password login by phone or e-mail; answers without the code/message envelope (seed 4.3). */
+/** Password login by phone or e-mail; answers without the code/message envelope (seed 4.3), and opens a session. */
 export const handler = endpoint('POST /api/auth/login', {
   body,
   response: sessionResponse,
   docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
   adapters: { secrets: secretsManagerSource },
-  run: ({ body }, ctx) => logInWithPassword(ctx, body.target, body.password),
+  run: ({ body, headers }, ctx) => logInWithPassword(ctx, body.target, body.password, sessionName(body.clientName, headerValue(headers, 'user-agent'))),
 });

@@ -1,10 +1,27 @@
+import * as z from 'zod/mini';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
+import { refreshTokenSchema } from '../../shared/identity/schemas';
+import { signOut } from '../../shared/identity/session-service';
 
-/** Stateless (seed 4.5 and 5.5): the app forgets its token; the service only confirms. */
+const body = z.object({ refreshToken: z.optional(refreshTokenSchema) });
+
+/** The seed's stateless logout (4.5, 5.5); with the app's refresh token it also ends that session. */
 export const handler = endpoint('POST /api/auth/logout', {
+  body,
+  bodyOptional: true,
   response: successResponse,
-  docs: { summary: 'Log out', description: 'Keeps no state: the app forgets its token, which stays valid until it expires.' },
-  run: async () => succeeded('Logged out.'),
+  docs: {
+    summary: 'Log out',
+    description:
+      'Without a body, keeps no state (seed): the app forgets its tokens. Apps should send `{refreshToken}`: the session it belongs to ' +
+      'then ends at once, with every token of it. A refresh token that is not one of the caller\'s changes nothing; the answer is the same.',
+  },
+  adapters: { secrets: secretsManagerSource },
+  run: async ({ body, caller }, ctx) => {
+    await signOut(ctx, caller, body?.refreshToken);
+    return succeeded('Logged out.');
+  },
 });

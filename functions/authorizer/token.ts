@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { tokenVersionLookup } from '../../shared/adapters/slim-lookups';
-import type { TokenVersionLookup } from '../../shared/adapters/slim-lookups';
+import { tokenStandingLookup } from '../../shared/adapters/slim-lookups';
+import type { TokenStandingLookup } from '../../shared/adapters/slim-lookups';
 import { config } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import { UnauthorizedError } from '../../shared/errors';
@@ -18,7 +18,7 @@ import { portOverrides } from '../../shared/runtime';
  * every Bearer request whose token is not in API Gateway's cache.
  */
 let dependencies:
-  | { cfg: Config; secrets: SecretSource | undefined; keys: () => Promise<ServiceKeys>; tokenVersion: TokenVersionLookup }
+  | { cfg: Config; secrets: SecretSource | undefined; keys: () => Promise<ServiceKeys>; tokenStanding: TokenStandingLookup }
   | undefined;
 
 export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
@@ -32,12 +32,12 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
       cfg,
       secrets: overrides.secrets,
       keys: cachedKeys(overrides.secrets ?? secretsManagerSource(cfg)),
-      tokenVersion: tokenVersionLookup(cfg),
+      tokenStanding: tokenStandingLookup(cfg),
     };
   }
-  const { keys, tokenVersion } = dependencies;
+  const { keys, tokenStanding } = dependencies;
   try {
-    return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, tokenVersion, keys });
+    return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, tokenStanding, keys });
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
     createLogger(cfg.LOG_LEVEL).info('token refused', { reason: error.cause instanceof Error ? error.cause.name : 'format' });

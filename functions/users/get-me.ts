@@ -6,5 +6,5 @@ export const handler = endpoint('GET /api/users/me', {
   // The stored user carries its password hash and token version: the schema answers seed 2.1's fields only.
   response: userResponse,
   docs: { summary: 'The signed-in user' },
-  run: ({ caller }, ctx) => currentUser(ctx, caller.userId, caller.tokenVersion),
+  run: ({ caller }, ctx) => currentUser(ctx, caller),
 });

@@ -71,6 +71,7 @@ export function requestDocumentPath(requestPath: string): string {
 const TAGS: Record<string, { name: string; description: string }> = {
   'verify-code': { name: 'Sign-in', description: 'Codes by e-mail or SMS, passwords and tokens.' },
   auth: { name: 'Sign-in', description: '' },
+  sessions: { name: 'Sessions', description: 'The signed-in devices of the account, and signing them out.' },
   users: { name: 'Account', description: 'The signed-in user.' },
   devices: { name: 'Devices', description: 'Captioning devices bound to the user.' },
   transcriptions: { name: 'Transcriptions', description: 'Transcription records and usage.' },
@@ -93,6 +94,9 @@ const ERROR_MEANINGS: Record<string, string> = {
   LOGIN_LOCKED: 'too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works',
   DEVICE_BOUND_ELSEWHERE: 'the device is bound to another account',
   UNAUTHORIZED: 'the token is missing, malformed, invalid or expired, or its account was deleted or its password reset',
+  REFRESH_TOKEN_INVALID: 'the refresh token is malformed or was not issued by this service: sign in again',
+  REFRESH_TOKEN_EXPIRED: 'the session was idle for SESSION_IDLE_DAYS or is older than SESSION_MAX_DAYS: sign in again',
+  SESSION_ENDED: 'the session of this refresh token has ended (signed out, ended from another device, a password reset, or a refresh token used twice): sign in again',
   NOT_FOUND: 'no such resource of yours',
   IDEMPOTENCY_KEY_REUSED: `the \`${IDEMPOTENCY_HEADER}\` was used in the last 24 hours for a different request`,
   THROTTLED: 'too many requests (gateway throttling, or the per-IP limit on code requests)',
@@ -335,7 +339,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(definition.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: converter.convert(definition.body as z.core.$ZodType, 'input') } } } }
+      ? { requestBody: { required: !definition.bodyOptional, content: { 'application/json': { schema: converter.convert(definition.body as z.core.$ZodType, 'input') } } } }
       : {}),
     responses,
   };

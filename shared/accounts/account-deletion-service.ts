@@ -1,6 +1,6 @@
 import type { AccountRef } from '../db/account-guard';
 import { endAccount, purgeAccountData } from '../db/account-deletion';
-import { findUserById } from '../db/users-repository';
+import { findUserForToken } from '../db/users-repository';
 import { UnauthorizedError } from '../errors';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
@@ -11,8 +11,8 @@ import type { ServiceContext } from '../service-context';
  * removed. After this, the same e-mail or phone signs up as a new user with a new id.
  */
 export async function deleteAccount(ctx: ServiceContext, account: AccountRef): Promise<void> {
-  const user = await findUserById(ctx.db, account.userId);
-  if (!user || user.tokenVersion !== account.tokenVersion) throw new UnauthorizedError('Unauthorized');
-  await endAccount(ctx.db, user, isoSeconds(ctx.clock.now()));
+  const user = await findUserForToken(ctx.db, account);
+  if (!user) throw new UnauthorizedError('Unauthorized');
+  await endAccount(ctx.db, user, account, isoSeconds(ctx.clock.now()));
   await purgeAccountData(ctx.db, user.userId);
 }

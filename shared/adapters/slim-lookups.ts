@@ -1,15 +1,16 @@
 import type { Config } from '../config';
-import { keys } from '../db/keys';
+import { keys, sessionMarker } from '../db/keys';
 import { LOCAL_DYNAMODB_CREDENTIALS } from '../db/table';
 import { callAws, credentialsFromEnvironment } from './aws-json-client';
 import type { AwsJsonTarget } from './aws-json-client';
 
 /**
- * The authorizer's read of an account's token version (DynamoDB GetItem) without the AWS SDK, whose
- * DynamoDB client would be most of its bundle and cold start. Locally the same code reads
- * DynamoDB Local. (Its other read, the root secret, is aws-secrets.ts, which every function uses.)
+ * The authorizer's read of an account's token version and the token's session marker (one
+ * DynamoDB GetItem) without the AWS SDK, whose DynamoDB client would be most of its bundle and
+ * cold start. Locally the same code reads DynamoDB Local. (Its other read, the root secret, is
+ * aws-secrets.ts, which every function uses.) The rule is users-repository's `profileHonours`.
  */
-export type TokenVersionLookup = (userId: number) => Promise<number | undefined>;
+export type TokenStandingLookup = (token: { userId: number; tokenVersion: number; sessionId?: string }) => Promise<boolean>;
 
 function dynamoTarget(cfg: Config): AwsJsonTarget {
   return {
@@ -19,17 +20,20 @@ function dynamoTarget(cfg: Config): AwsJsonTarget {
   };
 }
 
-export function tokenVersionLookup(cfg: Config): TokenVersionLookup {
+export function tokenStandingLookup(cfg: Config): TokenStandingLookup {
   const target = dynamoTarget(cfg);
-  return async (userId) => {
+  return async ({ userId, tokenVersion, sessionId }) => {
     const key = keys.user(userId);
-    const result = await callAws<{ Item?: { tokenVersion?: { N?: string } } }>(target, 'GetItem', {
+    const marker = sessionId === undefined ? undefined : sessionMarker(sessionId);
+    const result = await callAws<{ Item?: Record<string, { N?: string } | undefined> }>(target, 'GetItem', {
       TableName: cfg.TABLE_NAME,
       Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
-      ProjectionExpression: 'tokenVersion',
+      ProjectionExpression: marker ? 'tokenVersion, #session' : 'tokenVersion',
+      ...(marker ? { ExpressionAttributeNames: { '#session': marker } } : {}),
       ConsistentRead: true,
     });
     const version = result.Item?.tokenVersion?.N;
-    return version === undefined ? undefined : Number(version);
+    if (version === undefined || Number(version) !== tokenVersion) return false;
+    return marker === undefined || result.Item?.[marker] !== undefined;
   };
 }

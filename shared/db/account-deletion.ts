@@ -7,7 +7,8 @@ import { PARTITION_KEY, SORT_KEY } from './table';
 import { accountSubject, clearLoginFailures } from './login-failures-repository';
 import { backOff, isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
-import type { UserRecord } from './users-repository';
+import type { TokenSubject, UserRecord } from './users-repository';
+import { tokenIsCurrentCondition } from './account-guard';
 
 const BATCH_SIZE = 25;
 const PARALLEL_BATCHES = 4;
@@ -19,7 +20,7 @@ const BATCH_ATTEMPTS = 8;
  * both can sign up again at once), and a purge marker records that the account's data still has
  * to be removed, so a purge cut short (a timeout, a crash) can be finished later.
  */
-export async function endAccount(db: Database, user: UserRecord, requestedAt: string): Promise<void> {
+export async function endAccount(db: Database, user: UserRecord, token: TokenSubject, requestedAt: string): Promise<void> {
   const identityMarkers: GuardedWrite[] = [];
   for (const [kind, value] of [['email', user.email], ['phone', user.phone]] as const) {
     if (!value) continue;
@@ -41,9 +42,9 @@ export async function endAccount(db: Database, user: UserRecord, requestedAt: st
         Delete: {
           TableName: db.tableName,
           Key: keys.user(user.userId),
-          // The token that asked must still be current: a reset or deletion since then wins.
-          ConditionExpression: 'tokenVersion = :version',
-          ExpressionAttributeValues: { ':version': user.tokenVersion },
+          // The token that asked must still be current: a reset, a deletion or the end of its
+          // session since then wins. The profile's session markers go with it: every session ends.
+          ...tokenIsCurrentCondition(token),
         },
       },
       onConditionFailed: () => new UnauthorizedError('Unauthorized'),

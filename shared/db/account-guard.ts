@@ -1,18 +1,30 @@
 import { UnauthorizedError } from '../errors';
 import type { Database } from './client';
-import { keys } from './keys';
+import { keys, sessionMarker } from './keys';
 import type { RetryPolicy, GuardedWrite } from './transactions';
-import { findTokenVersion } from './users-repository';
+import { isTokenCurrent } from './users-repository';
+import type { TokenSubject } from './users-repository';
 
-/** The account a request acts for, as its token names it. */
-export interface AccountRef {
-  userId: number;
-  tokenVersion: number;
+/** The account a request acts for, as its token names it (with the token's session, if any). */
+export type AccountRef = TokenSubject;
+
+/**
+ * The condition on the profile item under which a token still speaks for its account: the
+ * account exists with the token's version (a missing profile has no tokenVersion, so this also
+ * fails for a deleted account) and the token's session has not ended.
+ */
+export function tokenIsCurrentCondition(account: AccountRef) {
+  const session = account.sessionId === undefined ? undefined : sessionMarker(account.sessionId);
+  return {
+    ConditionExpression: session ? 'tokenVersion = :version AND attribute_exists(#session)' : 'tokenVersion = :version',
+    ExpressionAttributeValues: { ':version': account.tokenVersion },
+    ...(session ? { ExpressionAttributeNames: { '#session': session } } : {}),
+  };
 }
 
 /**
  * Part of every transaction made for a caller: the account must still exist with the token
- * version of the caller's token. API Gateway may serve a cached Allow for minutes after an account
+ * version of the caller's token, and the token's session must not have ended. API Gateway may serve a cached Allow for minutes after an account
  * was deleted or its password reset; this makes such a token's writes fail (401) instead of
  * leaving items in the partition of an account that no longer exists.
  */
@@ -21,9 +33,7 @@ export const accountIsCurrent = (db: Database, account: AccountRef): GuardedWrit
     ConditionCheck: {
       TableName: db.tableName,
       Key: keys.user(account.userId),
-      // A missing profile has no tokenVersion, so this also fails for a deleted account.
-      ConditionExpression: 'tokenVersion = :version',
-      ExpressionAttributeValues: { ':version': account.tokenVersion },
+      ...tokenIsCurrentCondition(account),
     },
   },
   onConditionFailed: () => new UnauthorizedError('Unauthorized'),
@@ -31,7 +41,7 @@ export const accountIsCurrent = (db: Database, account: AccountRef): GuardedWrit
 
 /** The same rule for reads, so a token of a deleted account (or from before a reset) reads nothing. */
 export async function assertAccountCurrent(db: Database, account: AccountRef): Promise<void> {
-  if ((await findTokenVersion(db, account.userId)) !== account.tokenVersion) throw new UnauthorizedError('Unauthorized');
+  if (!(await isTokenCurrent(db, account))) throw new UnauthorizedError('Unauthorized');
 }
 
 /**

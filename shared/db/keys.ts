@@ -19,9 +19,13 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | behavior event              | USER#<userId>           | EVENT#<type>#<createdAt ms>#<id16> |
  * | event statistics per type   | USER#<userId>           | STATS#<type>  |
  * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
+ * | signed-in session (2)       | USER#<userId>           | SESSION#<sessionId> |
  * | account purge in progress   | PURGE                   | USER#<userId> |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
+ * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
+ *     (`sessionMarker`): the profile is the item every data operation already checks, so ending a
+ *     session ends its access tokens at once without costing any request an extra read.
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
  * the markers outside it (identities, serial owners). `<createdAt ms>` is ISO 8601 with
@@ -56,7 +60,19 @@ export const keys = {
   eventStats: (userId: number, eventType: string) => key(`USER#${userId}`, `STATS#${eventType}`),
   idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
+  session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
 };
+
+const SESSION_MARKER_PREFIX = 'session#';
+
+/** The profile attribute that marks a session as live (see (2) above). */
+export const sessionMarker = (sessionId: string) => `${SESSION_MARKER_PREFIX}${sessionId}`;
+
+/** The session ids of the markers on a profile item. */
+export const sessionMarkersOf = (profile: Record<string, unknown>): string[] =>
+  Object.keys(profile)
+    .filter((name) => name.startsWith(SESSION_MARKER_PREFIX))
+    .map((name) => name.slice(SESSION_MARKER_PREFIX.length));
 
 /** Sort key prefixes of the listings inside a user's partition. */
 export const sortKeyPrefix = {
@@ -66,6 +82,7 @@ export const sortKeyPrefix = {
   usageDay: 'USAGE#DAY#',
   event: (eventType: string) => `EVENT#${eventType}#`,
   stats: 'STATS#',
+  session: 'SESSION#',
 };
 
 /** Ids padded to the digits of Number.MAX_SAFE_INTEGER, so that they sort as strings. */

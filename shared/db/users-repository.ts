@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountExistsError, CodeInvalidError } from '../errors';
 import type { Database } from './client';
-import { keys } from './keys';
+import { keys, sessionMarker, sessionMarkersOf } from './keys';
 import type { IdentityKind } from './keys';
 import { isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
@@ -29,17 +29,58 @@ export async function findUserById(db: Database, userId: number): Promise<UserRe
   return result.Item ? toUser(result.Item) : undefined;
 }
 
-/** The current token version of an account, or undefined when the account does not exist. */
-export async function findTokenVersion(db: Database, userId: number): Promise<number | undefined> {
+/** An account as a token names it: the version it was issued for and, since sessions, its session. */
+export interface TokenSubject {
+  userId: number;
+  tokenVersion: number;
+  sessionId?: string;
+}
+
+/** Whether a profile item is still the one a token was issued for, and the token's session lives. */
+export const profileHonours = (profile: Record<string, unknown> | undefined, token: TokenSubject): boolean =>
+  profile !== undefined &&
+  profile.tokenVersion === token.tokenVersion &&
+  (token.sessionId === undefined || profile[sessionMarker(token.sessionId)] !== undefined);
+
+/**
+ * Whether the token's account exists with its version and the token's session still lives: one
+ * read that projects just the two attributes, whatever the number of sessions.
+ */
+export async function isTokenCurrent(db: Database, token: TokenSubject): Promise<boolean> {
   const result = await db.client.send(
     new GetCommand({
       TableName: db.tableName,
-      Key: keys.user(userId),
-      ProjectionExpression: 'tokenVersion',
+      Key: keys.user(token.userId),
+      ProjectionExpression: token.sessionId === undefined ? 'tokenVersion' : 'tokenVersion, #session',
+      ...(token.sessionId === undefined ? {} : { ExpressionAttributeNames: { '#session': sessionMarker(token.sessionId) } }),
       ConsistentRead: true,
     }),
   );
-  return result.Item ? Number(result.Item.tokenVersion) : undefined;
+  return profileHonours(result.Item, token);
+}
+
+/** The account a token names, if the token is still current (see profileHonours). */
+export async function findUserForToken(db: Database, token: TokenSubject): Promise<UserRecord | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(token.userId), ConsistentRead: true }));
+  return profileHonours(result.Item, token) ? toUser(result.Item!) : undefined;
+}
+
+/** What the profile knows of an account's sessions: which are marked live, and its revision. */
+export interface SessionBook {
+  tokenVersion: number;
+  /** Raised by every sign-in: a sign-in that read an older book retries (the 20-session cap). */
+  sessionsRev: number;
+  liveSessionIds: string[];
+}
+
+export async function findSessionBook(db: Database, userId: number): Promise<SessionBook | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(userId), ConsistentRead: true }));
+  if (!result.Item) return undefined;
+  return {
+    tokenVersion: Number(result.Item.tokenVersion),
+    sessionsRev: Number(result.Item.sessionsRev ?? 0),
+    liveSessionIds: sessionMarkersOf(result.Item),
+  };
 }
 
 /** The user that owns an e-mail address or phone number, through its uniqueness marker. */
@@ -72,7 +113,13 @@ const identityMarker = (db: Database, kind: IdentityKind, value: string, userId:
  * (the verification code being consumed), so two racing sign-ups make exactly one user and a
  * failed sign-up leaves no trace.
  */
-export async function createUser(db: Database, user: UserRecord, alongside: GuardedWrite[] = []): Promise<void> {
+export async function createUser(
+  db: Database,
+  user: UserRecord,
+  alongside: GuardedWrite[] = [],
+  /** More attributes of the profile item: the marker of the session the sign-up opens. */
+  profileExtras: Record<string, unknown> = {},
+): Promise<void> {
   const markers: GuardedWrite[] = [];
   if (user.email) markers.push(identityMarker(db, 'email', user.email, user.userId));
   if (user.phone) markers.push(identityMarker(db, 'phone', user.phone, user.userId));
@@ -83,7 +130,7 @@ export async function createUser(db: Database, user: UserRecord, alongside: Guar
       item: {
         Put: {
           TableName: db.tableName,
-          Item: { ...keys.user(user.userId), ...user },
+          Item: { ...keys.user(user.userId), ...user, ...profileExtras },
           // Ids are never reused; this only fails if the allocator were broken.
           ConditionExpression: 'attribute_not_exists(PK)',
         },

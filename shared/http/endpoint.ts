@@ -7,6 +7,7 @@ import { config } from '../config';
 import type { Config } from '../config';
 import { database } from '../db/client';
 import { UnauthorizedError } from '../errors';
+import { SESSION_ID_PATTERN } from '../identity/refresh-tokens';
 import { CLOCK_TOLERANCE_SECONDS } from '../identity/tokens';
 import { createLogger } from '../logging/logger';
 import type { Logger } from '../logging/logger';
@@ -35,9 +36,12 @@ export interface Caller {
   userId: number;
   tokenVersion: number;
   expiresAt: number;
+  /** The session of the caller's token (absent in tokens from before sessions). */
+  sessionId?: string;
 }
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
+const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
 /** The body `run` answers: the input of the response schema. */
 type ResultBody<R> = R extends ResponseSpec<infer S> ? z.input<S> : unknown;
 /** What `run` may return: that body, plain or in a Reply. */
@@ -87,6 +91,11 @@ export interface EndpointDocs {
 
 export interface EndpointDefinition<B, Q, P, R = undefined> {
   body?: B;
+  /**
+   * The body may be left out altogether (no body, or an empty one): `run` then gets `undefined`.
+   * A body that is sent must still be JSON and match `body`.
+   */
+  bodyOptional?: boolean;
   query?: Q;
   params?: P;
   /**
@@ -128,7 +137,10 @@ function callerFrom(event: APIGatewayProxyEvent, now: Date): Caller {
   if (![userId, tokenVersion, expiresAt].every(Number.isSafeInteger)) throw new UnauthorizedError('Unauthorized');
   // API Gateway may serve a cached Allow for minutes: it must never outlive the token itself.
   if (expiresAt + CLOCK_TOLERANCE_SECONDS <= epochSeconds(now)) throw new UnauthorizedError('Unauthorized');
-  return { userId, tokenVersion, expiresAt };
+  const sessionId = context.sessionId;
+  if (sessionId === undefined || sessionId === null || sessionId === '') return { userId, tokenVersion, expiresAt };
+  if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) throw new UnauthorizedError('Unauthorized');
+  return { userId, tokenVersion, expiresAt, sessionId };
 }
 
 /** Thrown when a handler's result breaks its response schema: a bug, answered as a 500. */
@@ -207,7 +219,8 @@ export function endpoint<
         route: routeId(route),
       });
       const now = (portOverrides().clock ?? systemClock).now();
-      const body = definition.body ? validatePart('body', definition.body, parseJsonBody(event)) : undefined;
+      const body =
+        definition.body && !(definition.bodyOptional && hasNoBody(event)) ? validatePart('body', definition.body, parseJsonBody(event)) : undefined;
       const query = definition.query ? validatePart('query', definition.query, event.queryStringParameters ?? {}) : undefined;
       const params = definition.params ? validatePart('path', definition.params, event.pathParameters ?? {}) : undefined;
       // Read once: a Bearer route without a valid caller context is refused before the handler runs.

@@ -61,16 +61,41 @@ export const registeredUserSchema = /* @__PURE__ */ named(() => z.object({ ...us
   description: 'A user just registered (seed 4.4). No token: sign in with the password or a code.',
 });
 
-const sessionFields = /* @__PURE__ */ built(() => ({
-  token: z.string().check(z.describe('JWT (HS256) for `Authorization: Bearer <token>`; valid for TOKEN_TTL_MS (default 24 h)')),
-  ...userFields,
+const tokenFields = /* @__PURE__ */ built(() => ({
+  token: z.string().check(z.describe('JWT (HS256) for `Authorization: Bearer <token>`; valid for `expiresIn` seconds (TOKEN_TTL_MS, default 24 h)')),
+  refreshToken: z.string().check(
+    z.describe('Opaque; keep it safe. Exchange it at `POST /api/auth/token/refresh` for a new token before or when this one expires; every refresh returns a new one'),
+  ),
+  expiresIn: z.int().check(z.minimum(0), z.describe('Seconds until `token` expires')),
 }));
+
+const sessionFields = /* @__PURE__ */ built(() => ({ ...tokenFields, ...userFields }));
 
 /** Seed 4.3: password login answers the token and the user, without the envelope. */
 export const sessionSchema = /* @__PURE__ */ named(() => z.object(sessionFields), {
   id: 'Session',
-  description: 'A token and the user it signs in (seed 4.3).',
+  description: 'A token, the refresh token of the new session, and the user it signs in (seed 4.3).',
 });
+
+/** A refresh: the next access token and the next refresh token of the same session. */
+export const refreshedSessionSchema = /* @__PURE__ */ named(() => z.object({ ...tokenFields, userId: idSchema('The user') }), {
+  id: 'RefreshedSession',
+  description: 'A new token and the next refresh token of the session; the refresh token sent is spent.',
+});
+
+/** One signed-in session, as the person sees it in the app's list of their devices. */
+export const activeSessionSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      sessionId: z.string().check(z.meta({ description: 'Names the session in `DELETE /api/auth/sessions/{sessionId}`', examples: ['p3Xq9vK2T0a8YbWcLm4N1g'] })),
+      clientName: z.string().check(z.meta({ description: 'The `clientName` given at sign-in, else the User-Agent (64 characters), else "unknown"', examples: ['Pixel 8 · Captions 2.3'] })),
+      createdAt: timestampSchema,
+      lastUsedAt: timestampSchema,
+      current: z.boolean().check(z.describe('True for the session of the token that asked')),
+    }),
+  { id: 'ActiveSession', description: 'A signed-in session: one app on one device.' },
+);
+
 
 const envelopeFields = /* @__PURE__ */ built(() => ({
   code: z.literal(0).check(z.describe('0: success (seed 7)')),
@@ -86,8 +111,14 @@ export const successSchema = /* @__PURE__ */ named(() => z.object(envelopeFields
 /** Seed 4.2: code sign-in answers the envelope, the token and the user. */
 export const codeSessionSchema = /* @__PURE__ */ named(() => z.object({ ...envelopeFields, ...sessionFields }), {
   id: 'CodeSession',
-  description: 'The success envelope with a token and the user it signs in (seed 4.2); the account is created when the target has none.',
+  description: 'The success envelope with a token, the refresh token of the new session and the user it signs in (seed 4.2); the account is created when the target has none.',
 });
+
+/** "Sign out my other devices". */
+export const endedSessionsSchema = /* @__PURE__ */ named(
+  () => z.object({ ...envelopeFields, ended: z.int().check(z.minimum(0), z.describe('How many live sessions were ended')) }),
+  { id: 'EndedSessions', description: 'The success envelope with the number of sessions ended.' },
+);
 
 /** Seed 2.2. */
 export const deviceSchema = /* @__PURE__ */ named(
@@ -180,6 +211,7 @@ export const openApiDocumentSchema = /* @__PURE__ */ built(() => z.looseObject({
 export const deviceListSchema = /* @__PURE__ */ built(() => z.array(deviceSchema));
 export const transcriptionListSchema = /* @__PURE__ */ built(() => z.array(transcriptionRecordSchema));
 export const behaviorEventListSchema = /* @__PURE__ */ built(() => z.array(behaviorEventSchema));
+export const activeSessionListSchema = /* @__PURE__ */ built(() => z.array(activeSessionSchema));
 
 /**
  * Every non-2xx body (contract section 2), from a handler (shared/http/error-map.ts) or from the

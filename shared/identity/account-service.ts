@@ -1,15 +1,15 @@
 import { accountSubject, clearLoginFailures, lockLogin, reserveLoginAttempt, targetSubject } from '../db/login-failures-repository';
 import type { LockPolicy } from '../db/login-failures-repository';
 import { allocateId } from '../db/id-allocator';
-import { createUser, findUserById, findUserByIdentity, findUserIdByIdentity, replacePassword, upgradePasswordHash } from '../db/users-repository';
-import type { UserRecord } from '../db/users-repository';
-import { writeAtomically } from '../db/transactions';
+import { createUser, findUserByIdentity, findUserForToken, findUserIdByIdentity, replacePassword, upgradePasswordHash } from '../db/users-repository';
+import type { TokenSubject, UserRecord } from '../db/users-repository';
 import { AccountExistsError, CodeInvalidError, InvalidCredentialsError, LoginLockedError, UnauthorizedError } from '../errors';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { Target } from './targets';
-import { issueToken } from './tokens';
+import { firstSession, openSession } from './session-service';
+import type { IssuedTokens } from './session-service';
 import { checkCode } from './verification-service';
 
 /** Contract section 3: 5 failed logins in 15 minutes lock password login for 15 minutes. */
@@ -21,21 +21,10 @@ export interface PublicUser {
   email: string | null;
 }
 
-export interface SignedIn extends PublicUser {
-  token: string;
-}
+/** A sign-in's answer: the seed's token and user, and the session's refresh token (shared/identity/session-service.ts). */
+export type SignedIn = PublicUser & IssuedTokens;
 
 const publicUser = (user: UserRecord): PublicUser => ({ userId: user.userId, phone: user.phone, email: user.email });
-
-async function signedIn(ctx: ServiceContext, user: UserRecord): Promise<SignedIn> {
-  const { tokenSigningKey } = await ctx.keys();
-  const { token } = await issueToken(tokenSigningKey, user, ctx.clock.now(), {
-    issuer: ctx.config.JWT_ISSUER,
-    audience: ctx.config.JWT_AUDIENCE,
-    lifetimeMs: ctx.config.TOKEN_TTL_MS,
-  });
-  return { token, ...publicUser(user) };
-}
 
 async function newUser(ctx: ServiceContext, target: Target, passwordHash: string | null): Promise<UserRecord> {
   const now = isoSeconds(ctx.clock.now());
@@ -50,21 +39,22 @@ async function newUser(ctx: ServiceContext, target: Target, passwordHash: string
   };
 }
 
-/** Signs in with a code, registering the target's account first when there is none (seed 4.2). */
-export async function signInWithCode(ctx: ServiceContext, target: Target, code: string): Promise<SignedIn> {
+/**
+ * Signs in with a code, registering the target's account first when there is none (seed 4.2).
+ * The code is spent in the same transaction that opens the session: a failure leaves both as they were.
+ */
+export async function signInWithCode(ctx: ServiceContext, target: Target, code: string, clientName: string): Promise<SignedIn> {
   const spendCode = await checkCode(ctx, target.value, code);
   // Two rounds at most: a racing sign-up may create the account between our read and our write,
   // and then this request signs in to that account instead.
   for (let round = 0; ; round++) {
     const existing = await findUserByIdentity(ctx.db, target.kind, target.value);
-    if (existing) {
-      await writeAtomically(ctx.db, [spendCode]);
-      return signedIn(ctx, existing);
-    }
+    if (existing) return { ...publicUser(existing), ...(await openSession(ctx, existing, clientName, [spendCode])) };
     const user = await newUser(ctx, target, null);
+    const session = firstSession(ctx, user, clientName);
     try {
-      await createUser(ctx.db, user, [spendCode]);
-      return signedIn(ctx, user);
+      await createUser(ctx.db, user, [spendCode, session.write], session.profileExtras);
+      return { ...publicUser(user), ...(await session.issue()) };
     } catch (error) {
       if (!(error instanceof AccountExistsError) || round > 0) throw error;
     }
@@ -87,7 +77,7 @@ export async function register(ctx: ServiceContext, target: Target, code: string
  * get the same answer as a wrong password; failures lock the account (or, for an unknown target,
  * the target) so that locking behaves identically for accounts that do not exist.
  */
-export async function logInWithPassword(ctx: ServiceContext, target: Target, password: string): Promise<SignedIn> {
+export async function logInWithPassword(ctx: ServiceContext, target: Target, password: string, clientName: string): Promise<SignedIn> {
   const user = await findUserByIdentity(ctx.db, target.kind, target.value);
   const subject = user ? accountSubject(user.userId) : targetSubject(target.kind, target.value);
   const now = epochSeconds(ctx.clock.now());
@@ -104,10 +94,14 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
   }
   await clearLoginFailures(ctx.db, subject);
   if (needsRehash(storedHash)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password));
-  return signedIn(ctx, user);
+  return { ...publicUser(user), ...(await openSession(ctx, user, clientName)) };
 }
 
-/** Sets a new password with a code; every token issued before stops working. */
+/**
+ * Sets a new password with a code; every token issued before stops working, and so every session
+ * ends: raising the token version ends their access tokens, and a session opened at an older
+ * version can no longer be refreshed (the next sign-in removes what is left of them).
+ */
 export async function resetPassword(ctx: ServiceContext, target: Target, code: string, newPassword: string): Promise<void> {
   // The code first: a wrong one is answered before the account is looked up, whether or not one exists.
   const spendCode = await checkCode(ctx, target.value, code);
@@ -119,9 +113,9 @@ export async function resetPassword(ctx: ServiceContext, target: Target, code: s
   await clearLoginFailures(ctx.db, accountSubject(userId));
 }
 
-/** The caller's account, if the token that named it is still current. */
-export async function currentUser(ctx: ServiceContext, userId: number, tokenVersion: number): Promise<UserRecord> {
-  const user = await findUserById(ctx.db, userId);
-  if (!user || user.tokenVersion !== tokenVersion) throw new UnauthorizedError('Unauthorized');
+/** The caller's account, if the token that named it is still current (its session too). */
+export async function currentUser(ctx: ServiceContext, token: TokenSubject): Promise<UserRecord> {
+  const user = await findUserForToken(ctx.db, token);
+  if (!user) throw new UnauthorizedError('Unauthorized');
   return user;
 }

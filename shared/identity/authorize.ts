@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import type { TokenVersionLookup } from '../adapters/slim-lookups';
+import type { TokenStandingLookup } from '../adapters/slim-lookups';
 import type { Config } from '../config';
 import { UnauthorizedError } from '../errors';
 import type { Clock } from '../ports/clock';
@@ -9,8 +9,8 @@ import { verifyToken } from './tokens';
 export interface AuthorizerDependencies {
   config: Config;
   clock: Clock;
-  /** The account's current token version; undefined once the account is deleted. */
-  tokenVersion: TokenVersionLookup;
+  /** Whether the token's account still has its version and its session still lives: one read. */
+  tokenStanding: TokenStandingLookup;
   keys(): Promise<ServiceKeys>;
 }
 
@@ -43,15 +43,20 @@ export async function authorize(event: APIGatewayTokenAuthorizerEvent, deps: Aut
     audience: deps.config.JWT_AUDIENCE,
     lifetimeMs: deps.config.TOKEN_TTL_MS,
   });
-  // A password reset or account deletion raises or removes the version: older tokens end here.
-  const currentVersion = await deps.tokenVersion(token.userId);
-  if (currentVersion !== token.tokenVersion) throw new UnauthorizedError('Unauthorized');
+  // A password reset or account deletion raises or removes the version, and ending a session
+  // removes its marker: their tokens end here.
+  if (!(await deps.tokenStanding(token))) throw new UnauthorizedError('Unauthorized');
   return {
     principalId: String(token.userId),
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: wholeApiResource(event.methodArn) }],
     },
-    context: { userId: token.userId, tokenVersion: token.tokenVersion, exp: token.expiresAt },
+    context: {
+      userId: token.userId,
+      tokenVersion: token.tokenVersion,
+      exp: token.expiresAt,
+      ...(token.sessionId === undefined ? {} : { sessionId: token.sessionId }),
+    },
   };
 }

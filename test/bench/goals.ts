@@ -4,7 +4,9 @@ export const KB = 1024;
 export const GOALS = {
   functionBytes: 300 * KB,
   authorizerBytes: 50 * KB,
-  ownBytes: 30 * KB,
+  // 30 KB until sign-in opened sessions (issue 13): the session service, its repository and the
+  // refresh tokens add ~5 KB to the two sign-in functions, which are the largest.
+  ownBytes: 35 * KB,
   coldImportRatio: 1.15,
   /** The authorizer's cold import may exceed an empty bundle's by this much. */
   authorizerColdImportMs: 20,

@@ -187,7 +187,7 @@ describe('an interrupted deletion', () => {
     const account = await populated(uniqueEmail('interrupted'));
     const user = (await findUserById(api.db, account.userId))!;
     // The account ended, then the process died before the purge.
-    await endAccount(api.db, user, new Date().toISOString());
+    await endAccount(api.db, user, user, new Date().toISOString());
     expect((await api.request('GET', '/api/transcriptions', { token: account.token })).status).toBe(401);
     expect((await partition(account.userId)).length).toBeGreaterThan(0);
     expect(await exists(keys.pendingPurge(account.userId))).toBe(true);
@@ -205,7 +205,7 @@ describe('an interrupted deletion', () => {
   it('never frees a serial that meanwhile belongs to someone else', async () => {
     const account = await populated(uniqueEmail('halfway'));
     const user = (await findUserById(api.db, account.userId))!;
-    await endAccount(api.db, user, new Date().toISOString());
+    await endAccount(api.db, user, user, new Date().toISOString());
     // A purge that released the first serial and died; someone else bound it since.
     await api.db.client.send(new DeleteCommand({ TableName: api.db.tableName, Key: keys.deviceOwner(account.serials[0]!) }));
     const newcomer = await signUp(uniqueEmail('newcomer'));

@@ -53,7 +53,14 @@ describe('register and log in with a password', () => {
     const loggedIn = await login(email.toUpperCase(), 'first password');
     expect(loggedIn.status).toBe(200);
     // Seed 4.3: no code or message fields.
-    expect(loggedIn.body).toEqual({ token: expect.stringMatching(JWT), userId: registered.body.userId, phone: null, email });
+    expect(loggedIn.body).toEqual({
+      token: expect.stringMatching(JWT),
+      refreshToken: expect.any(String),
+      expiresIn: 86_400,
+      userId: registered.body.userId,
+      phone: null,
+      email,
+    });
 
     const user = await me(loggedIn.body.token);
     expect(user.status).toBe(200);
@@ -169,7 +176,14 @@ describe('register and log in with a password', () => {
     expect(registered.body).toMatchObject({ phone, email: null });
 
     const loggedIn = await login(phone, 'phone password', '/api/v1');
-    expect(loggedIn.body).toEqual({ token: expect.stringMatching(JWT), userId: registered.body.userId, phone, email: null });
+    expect(loggedIn.body).toEqual({
+      token: expect.stringMatching(JWT),
+      refreshToken: expect.any(String),
+      expiresIn: 86_400,
+      userId: registered.body.userId,
+      phone,
+      email: null,
+    });
     expect((await me(loggedIn.body.token, '/api/v1')).body).toMatchObject({ userId: registered.body.userId, phone });
     expect((await api.request('POST', '/api/v1/auth/logout', { token: loggedIn.body.token })).body).toEqual({ code: 0, message: expect.any(String) });
 

@@ -189,6 +189,8 @@ describe('POST /api/verify-code/verify', () => {
       code: 0,
       message: expect.any(String),
       token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      refreshToken: expect.stringMatching(/^\d+\.[\w-]{22}\.0\.[\w-]{43}$/),
+      expiresIn: 86_400,
       userId: expect.any(Number),
       phone: null,
       email,

@@ -21,8 +21,10 @@ const iamMatches = (pattern: string, arn: string) =>
 const methodArn = (route: RouteDefinition, path: string, stage = 'prod', api = API) =>
   `${api}/${stage}/${route.method}${path.replace(/\{[^}]+\}/g, '42')}`;
 
-/** User 7's account is at token version 3: all the authorizer reads from the table. */
-const tokenVersion = async (userId: number) => (userId === 7 ? 3 : undefined);
+/** User 7's account is at token version 3 with one live session: all the authorizer reads from the table. */
+const LIVE_SESSION = 'p3Xq9vK2T0a8YbWcLm4N1g';
+const tokenStanding = async (token: { userId: number; tokenVersion: number; sessionId?: string }) =>
+  token.userId === 7 && token.tokenVersion === 3 && (token.sessionId === undefined || token.sessionId === LIVE_SESSION);
 
 describe("the authorizer's policy", () => {
   const ALL_ROUTES: readonly RouteDefinition[] = routes;
@@ -30,7 +32,7 @@ describe("the authorizer's policy", () => {
   let policy: { resource: string; context: Record<string, unknown> | null | undefined };
 
   beforeAll(async () => {
-    const { token, expiresAt } = await issueToken(keys.tokenSigningKey, { userId: 7, tokenVersion: 3 }, now, {
+    const { token, expiresAt } = await issueToken(keys.tokenSigningKey, { userId: 7, tokenVersion: 3, sessionId: LIVE_SESSION }, now, {
       issuer: config.JWT_ISSUER,
       audience: config.JWT_AUDIENCE,
       lifetimeMs: config.TOKEN_TTL_MS,
@@ -39,11 +41,11 @@ describe("the authorizer's policy", () => {
     const first = bearer[0]!;
     const result = await authorize(
       { type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn: methodArn(first, first.path) },
-      { config, clock: { now: () => now }, tokenVersion, keys: async () => keys },
+      { config, clock: { now: () => now }, tokenStanding, keys: async () => keys },
     );
     const [statement] = result.policyDocument.Statement as { Effect: string; Action: string; Resource: string }[];
     expect(statement).toMatchObject({ Effect: 'Allow', Action: 'execute-api:Invoke' });
-    expect(result.context).toMatchObject({ userId: 7, exp: expiresAt });
+    expect(result.context).toMatchObject({ userId: 7, exp: expiresAt, sessionId: LIVE_SESSION });
     policy = { resource: statement!.Resource, context: result.context };
   });
 
@@ -60,6 +62,30 @@ describe("the authorizer's policy", () => {
     const route = bearer[0]!;
     expect(iamMatches(policy.resource, methodArn(route, route.path, 'dev'))).toBe(false);
     expect(iamMatches(policy.resource, methodArn(route, route.path, 'prod', 'arn:aws:execute-api:eu-west-1:123456789012:other9'))).toBe(false);
+  });
+});
+
+describe('the authorizer and sessions', () => {
+  const decide = async (sessionId: string | undefined) => {
+    const { token } = await issueToken(keys.tokenSigningKey, { userId: 7, tokenVersion: 3, sessionId }, now, {
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      lifetimeMs: config.TOKEN_TTL_MS,
+    });
+    const route = routes.find((candidate) => candidate.auth === 'bearer')!;
+    return authorize(
+      { type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn: methodArn(route, route.path) },
+      { config, clock: { now: () => now }, tokenStanding, keys: async () => keys },
+    );
+  };
+
+  it('refuses a token whose session has ended', async () => {
+    await expect(decide('AAAAAAAAAAAAAAAAAAAAAA')).rejects.toThrow('Unauthorized');
+  });
+
+  it('accepts a token from before sessions (no sid) while its account is current, without a session in its context', async () => {
+    const result = await decide(undefined);
+    expect(result.context).not.toHaveProperty('sessionId');
   });
 });
 

@@ -11,9 +11,9 @@ import { sendCode } from '../../shared/identity/verification-service';
  */
 vi.mock('../../shared/identity/verification-service', () => ({ sendCode: vi.fn(async () => undefined) }));
 vi.mock('../../shared/identity/account-service', () => ({
-  signInWithCode: vi.fn(async () => ({ token: 't', userId: 1, phone: null, email: 'a@example.com' })),
+  signInWithCode: vi.fn(async () => ({ token: 't', refreshToken: 'r', expiresIn: 86_400, userId: 1, phone: null, email: 'a@example.com' })),
   register: vi.fn(async () => ({ userId: 1, phone: null, email: 'a@example.com', createdAt: '2026-01-29T10:30:00Z' })),
-  logInWithPassword: vi.fn(async () => ({ token: 't', userId: 1, phone: null, email: 'a@example.com' })),
+  logInWithPassword: vi.fn(async () => ({ token: 't', refreshToken: 'r', expiresIn: 86_400, userId: 1, phone: null, email: 'a@example.com' })),
   resetPassword: vi.fn(async () => undefined),
 }));
 
@@ -132,7 +132,22 @@ describe('POST /api/verify-code/send body', () => {
 describe('POST /api/verify-code/verify body', () => {
   it('normalises the target and keeps the code as a string of six digits', async () => {
     expect((await call('verify', { target: ' User@Example.COM', verifyCode: '012345' })).status).toBe(200);
-    expect(signInWithCode).toHaveBeenCalledWith(expect.anything(), { kind: 'email', value: 'user@example.com' }, '012345');
+    expect(signInWithCode).toHaveBeenCalledWith(expect.anything(), { kind: 'email', value: 'user@example.com' }, '012345', 'unknown');
+  });
+
+  it('names the session from clientName, else the User-Agent (64 characters), else "unknown"', async () => {
+    await call('verify', { target: 'a@example.com', verifyCode: '012345', clientName: 'Pixel 8 · Captions 2.3' }, { 'User-Agent': 'okhttp/4.12' });
+    await call('verify', { target: 'a@example.com', verifyCode: '012345' }, { 'user-agent': `Captions/2.3 ${'x'.repeat(100)}` });
+    await call('verify', { target: 'a@example.com', verifyCode: '012345' });
+    const names = vi.mocked(signInWithCode).mock.calls.map((args) => args[3]);
+    expect(names).toEqual(['Pixel 8 · Captions 2.3', `Captions/2.3 ${'x'.repeat(51)}`, 'unknown']);
+  });
+
+  it('refuses a clientName that is empty, blank, longer than 64 characters or not text', async () => {
+    for (const clientName of ['', '   ', '字'.repeat(65), 42]) {
+      expectInvalid(await call('verify', { target: 'a@example.com', verifyCode: '012345', clientName }), 'body.clientName');
+    }
+    expect((await call('verify', { target: 'a@example.com', verifyCode: '012345', clientName: '字'.repeat(64) })).status).toBe(200);
   });
 
   it('refuses a code that is not six digits, and a target that is neither e-mail nor phone', async () => {
@@ -152,9 +167,10 @@ describe('POST /api/auth/login body', () => {
     expect(vi.mocked(logInWithPassword).mock.calls.map((args) => args[1].value)).toEqual(['+8613800138000', 'a@example.com']);
   });
 
-  it('answers with token, userId, phone and email only (no code/message envelope)', async () => {
-    const response = await call('login', { email: 'a@example.com', password: 'whatever1' });
-    expect(response.body).toEqual({ token: 't', userId: 1, phone: null, email: 'a@example.com' });
+  it('answers with the seed\'s token, userId, phone and email and the session\'s refreshToken and expiresIn (no code/message envelope)', async () => {
+    const response = await call('login', { email: 'a@example.com', password: 'whatever1', clientName: 'iPhone' });
+    expect(response.body).toEqual({ token: 't', refreshToken: 'r', expiresIn: 86_400, userId: 1, phone: null, email: 'a@example.com' });
+    expect(vi.mocked(logInWithPassword).mock.calls[0]![3]).toBe('iPhone');
   });
 
   it('wants exactly one of phone and email', async () => {

@@ -29,17 +29,24 @@ const record = {
 const event = { eventId: 11, eventType: 'translation_on', eventValue: 'true', location: null, createdAt: TIME };
 
 /** One valid result per response schema, as a handler would return it (extra internal fields included). */
+const activeSession = { sessionId: 'p3Xq9vK2T0a8YbWcLm4N1g', clientName: 'Pixel 8', createdAt: TIME, lastUsedAt: TIME, current: true };
+const tokens = { token: 'eyJ.x.y', refreshToken: '7.p3Xq9vK2T0a8YbWcLm4N1g.0.secret', expiresIn: 86_400 };
+
 const SAMPLES: Record<string, unknown> = {
+  activeSessionListSchema: [activeSession, { ...activeSession, current: false, seed: 'internal', generation: 3 }],
+  activeSessionSchema: { ...activeSession, tokenVersion: 2 },
   behaviorEventListSchema: [event, { ...event, eventId: 12, eventType: 'login', eventValue: null, location: 'Shanghai', PK: 'USER#7' }],
   behaviorEventSchema: event,
   behaviorStatsSchema: { loginCount: 4, events: [{ eventType: 'voice_provider', count: 2, lastValue: 'azure', SK: 'x' }], version: 9 },
-  codeSessionSchema: { code: 0, message: 'Login successful', token: 'eyJ.x.y', ...user, passwordHash: 'scrypt$...' },
+  codeSessionSchema: { code: 0, message: 'Login successful', ...tokens, ...user, passwordHash: 'scrypt$...' },
   deviceListSchema: [device, { ...device, sn: 'CAP2-2', createdAtMs: '2026-01-29T10:30:00.123Z' }],
   deviceSchema: { ...device, PK: 'DEVICE#CAP2-1' },
+  endedSessionsSchema: { code: 0, message: 'Other sessions ended.', ended: 3 },
   healthSchema: { status: 'ok', time: TIME },
   openApiDocumentSchema: { openapi: '3.1.0', info: { title: 'API' }, paths: {} },
   registeredUserSchema: { ...user, updatedAt: undefined, tokenVersion: 0 },
-  sessionSchema: { token: 'eyJ.x.y', ...user },
+  refreshedSessionSchema: { ...tokens, userId: 7, seed: 'internal' },
+  sessionSchema: { ...tokens, ...user },
   successSchema: { code: 0, message: 'Done' },
   transcriptionListSchema: [record, { ...record, transcriptionRecordId: 4, updatedAt: TIME, LSK: 'x' }],
   transcriptionRecordSchema: { ...record, GSI: 1 },

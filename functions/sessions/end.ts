@@ -1,0 +1,21 @@
+import * as z from 'zod/mini';
+import { endpoint } from '../../shared/http/endpoint';
+import { succeeded } from '../../shared/http/response';
+import { successResponse } from '../../shared/http/response-shapes.generated';
+import { endSession } from '../../shared/identity/session-service';
+
+const params = z.object({ sessionId: z.string().check(z.meta({ description: 'From `GET /api/auth/sessions`' })) });
+
+export const handler = endpoint('DELETE /api/auth/sessions/{sessionId}', {
+  params,
+  response: successResponse,
+  docs: {
+    summary: 'End a session',
+    description: 'Signs that device out: its refresh token stops working and its access tokens get 401 at once. Ending the caller\'s own session is logging out.',
+    errors: ['NOT_FOUND'],
+  },
+  run: async ({ params, caller }, ctx) => {
+    await endSession(ctx, caller, params.sessionId);
+    return succeeded('Session ended.');
+  },
+});

@@ -1,0 +1,249 @@
+import type { AccountRef } from '../db/account-guard';
+import {
+  SessionBookChangedError,
+  endListedSession,
+  endSessionQuietly,
+  endSessions,
+  findSession,
+  firstSessionProfile,
+  listSessionItems,
+  openSessionWrites,
+  putNewSession,
+  rotateSession,
+} from '../db/sessions-repository';
+import type { SessionRecord } from '../db/sessions-repository';
+import { backOff, writeAtomically } from '../db/transactions';
+import type { GuardedWrite } from '../db/transactions';
+import { findSessionBook, isTokenCurrent } from '../db/users-repository';
+import type { SessionBook } from '../db/users-repository';
+import { NotFoundError, RefreshTokenExpiredError, RefreshTokenInvalidError, ServiceUnavailableError, SessionEndedError, UnauthorizedError } from '../errors';
+import { epochSeconds, isoSeconds } from '../ports/clock';
+import type { ServiceContext } from '../service-context';
+import { SESSION_ID_PATTERN, newSessionId, newSessionSeed, parseRefreshToken, refreshTokenFor, refreshTokenMatches } from './refresh-tokens';
+import { issueToken } from './tokens';
+
+/** At most this many live sessions per account; a sign-in beyond it ends the least recently used. */
+export const MAX_LIVE_SESSIONS = 20;
+const CLIENT_NAME_MAX = 64;
+const DAY_SECONDS = 86_400;
+/** Sign-ins racing on one account retry the book; this many rounds is far beyond any real race. */
+const OPEN_SESSION_ROUNDS = 12;
+
+/** What a sign-in or a refresh answers besides the user. */
+export interface IssuedTokens {
+  token: string;
+  refreshToken: string;
+  /** Seconds until the access token expires. */
+  expiresIn: number;
+}
+
+export interface ActiveSession {
+  sessionId: string;
+  clientName: string;
+  createdAt: string;
+  lastUsedAt: string;
+  current: boolean;
+}
+
+/** The name a person sees in their list of sessions: the app's own, else its User-Agent, else "unknown". */
+export function sessionName(clientName: string | undefined, userAgent: string | undefined): string {
+  if (clientName !== undefined) return clientName;
+  const agent = Array.from(userAgent?.trim() ?? '').slice(0, CLIENT_NAME_MAX).join('');
+  return agent === '' ? 'unknown' : agent;
+}
+
+const isLive = (session: SessionRecord, book: SessionBook, now: number) =>
+  session.tokenVersion === book.tokenVersion && book.liveSessionIds.includes(session.sessionId) && session.endsAt > now && session.idleEndsAt > now;
+
+async function issueFor(ctx: ServiceContext, session: SessionRecord): Promise<IssuedTokens> {
+  const { tokenSigningKey, refreshTokenKey } = await ctx.keys();
+  const now = ctx.clock.now();
+  // An access token never outlives its session (the authorizer would not notice an idle end).
+  const { token, expiresAt } = await issueToken(
+    tokenSigningKey,
+    session,
+    now,
+    { issuer: ctx.config.JWT_ISSUER, audience: ctx.config.JWT_AUDIENCE, lifetimeMs: ctx.config.TOKEN_TTL_MS },
+    Math.min(session.endsAt, session.idleEndsAt),
+  );
+  return { token, refreshToken: refreshTokenFor(refreshTokenKey, session, session.generation), expiresIn: Math.max(0, expiresAt - epochSeconds(now)) };
+}
+
+function newSession(ctx: ServiceContext, account: { userId: number; tokenVersion: number }, clientName: string): SessionRecord {
+  const now = ctx.clock.now();
+  const seconds = epochSeconds(now);
+  return {
+    userId: account.userId,
+    sessionId: newSessionId(),
+    clientName,
+    createdAt: isoSeconds(now),
+    lastUsedAt: isoSeconds(now),
+    generation: 0,
+    rotatedAt: seconds,
+    seed: newSessionSeed(),
+    tokenVersion: account.tokenVersion,
+    endsAt: seconds + ctx.config.SESSION_MAX_DAYS * DAY_SECONDS,
+    idleEndsAt: seconds + ctx.config.SESSION_IDLE_DAYS * DAY_SECONDS,
+  };
+}
+
+/**
+ * The first session of an account being created: the profile attributes and the write that go
+ * into the sign-up's transaction, and the tokens to answer once it has committed.
+ */
+export function firstSession(ctx: ServiceContext, account: { userId: number; tokenVersion: number }, clientName: string) {
+  const session = newSession(ctx, account, clientName);
+  return { profileExtras: firstSessionProfile(session), write: putNewSession(ctx.db, session), issue: () => issueFor(ctx, session) };
+}
+
+/**
+ * Opens a session for an existing account in one transaction with `alongside` (the code a code
+ * sign-in spends), ending what must end: sessions beyond the cap (least recently used first),
+ * expired ones, and those a password reset has ended but not yet removed.
+ */
+export async function openSession(
+  ctx: ServiceContext,
+  account: { userId: number; tokenVersion: number },
+  clientName: string,
+  alongside: GuardedWrite[] = [],
+): Promise<IssuedTokens> {
+  for (let round = 0; round < OPEN_SESSION_ROUNDS; round++) {
+    const [book, items] = await Promise.all([findSessionBook(ctx.db, account.userId), listSessionItems(ctx.db, account.userId)]);
+    // The account was deleted, or its password reset, since the sign-in read it. Rare enough
+    // (the same person's reset racing their own sign-in) that "try again" is the honest answer.
+    if (!book || book.tokenVersion !== account.tokenVersion) throw new ServiceUnavailableError('The account changed during the sign-in; try again.');
+    const now = epochSeconds(ctx.clock.now());
+    const live = items.filter((session) => isLive(session, book, now)).sort((a, b) => a.lastUsedAt.localeCompare(b.lastUsedAt));
+    const evicted = live.slice(0, Math.max(0, live.length - (MAX_LIVE_SESSIONS - 1)));
+    const stale = items.filter((session) => !isLive(session, book, now));
+    // Markers whose item is already gone (TTL) are removed too, so the profile never grows.
+    const orphanMarkers = book.liveSessionIds.filter((sessionId) => !items.some((session) => session.sessionId === sessionId));
+    const ending = [...new Set([...evicted, ...stale].map((session) => session.sessionId).concat(orphanMarkers))];
+    const session = newSession(ctx, account, clientName);
+    try {
+      await writeAtomically(ctx.db, [...alongside, ...openSessionWrites(ctx.db, session, book.sessionsRev, ending)]);
+      return await issueFor(ctx, session);
+    } catch (error) {
+      if (!(error instanceof SessionBookChangedError)) throw error;
+      await backOff(round);
+    }
+  }
+  throw new ServiceUnavailableError('Too many sign-ins at once on this account; try again.');
+}
+
+/**
+ * Exchanges a refresh token for a new access token and the next refresh token (rotation).
+ *
+ * - The current token rotates the session; it is spent.
+ * - The token just spent, within REFRESH_GRACE_SECONDS of its rotation, answers the same next
+ *   token again (parallel refreshes, a lost answer): whichever answer the app keeps works.
+ * - Any other spent token is a replay: someone holds a copy. The session ends at once, access
+ *   tokens included, and the answer says only that the session ended.
+ */
+export async function refreshSession(ctx: ServiceContext, presented: string): Promise<IssuedTokens & { userId: number }> {
+  const parts = parseRefreshToken(presented);
+  if (!parts) throw new RefreshTokenInvalidError('The refresh token is invalid.');
+  const { refreshTokenKey } = await ctx.keys();
+  // Two rounds: a parallel refresh may rotate between our read and our write; the second read
+  // then sees its rotation, and this request is inside the grace window.
+  for (let round = 0; round < 2; round++) {
+    const [session, standing] = await Promise.all([
+      findSession(ctx.db, parts.userId, parts.sessionId),
+      findSessionBook(ctx.db, parts.userId),
+    ]);
+    if (!session) throw new SessionEndedError('The session has ended. Sign in again.');
+    // A forged token ends nothing: only a proven token of this session can signal a replay.
+    if (!refreshTokenMatches(refreshTokenKey, parts, session.seed) || parts.generation > session.generation) {
+      throw new RefreshTokenInvalidError('The refresh token is invalid.');
+    }
+    const now = ctx.clock.now();
+    const nowSeconds = epochSeconds(now);
+    if (!standing || standing.tokenVersion !== session.tokenVersion || !standing.liveSessionIds.includes(session.sessionId)) {
+      await endSessionQuietly(ctx.db, session.userId, session.sessionId);
+      throw new SessionEndedError('The session has ended. Sign in again.');
+    }
+    if (session.endsAt <= nowSeconds || session.idleEndsAt <= nowSeconds) {
+      await endSessionQuietly(ctx.db, session.userId, session.sessionId);
+      throw new RefreshTokenExpiredError('The session has expired. Sign in again.');
+    }
+    if (parts.generation === session.generation) {
+      const next = {
+        generation: session.generation + 1,
+        rotatedAt: nowSeconds,
+        lastUsedAt: isoSeconds(now),
+        idleEndsAt: nowSeconds + ctx.config.SESSION_IDLE_DAYS * DAY_SECONDS,
+      };
+      if (await rotateSession(ctx.db, session, next)) return { userId: session.userId, ...(await issueFor(ctx, { ...session, ...next })) };
+      continue;
+    }
+    if (parts.generation === session.generation - 1 && nowSeconds - session.rotatedAt <= ctx.config.REFRESH_GRACE_SECONDS) {
+      return { userId: session.userId, ...(await issueFor(ctx, session)) };
+    }
+    ctx.log.warn('refresh token reuse: session ended', { userId: session.userId, sessionId: session.sessionId });
+    await endSessionQuietly(ctx.db, session.userId, session.sessionId);
+    throw new SessionEndedError('The session has ended. Sign in again.');
+  }
+  // Rotated twice within one request's reads: only a replay racing the real app does that.
+  await endSessionQuietly(ctx.db, parts.userId, parts.sessionId);
+  throw new SessionEndedError('The session has ended. Sign in again.');
+}
+
+/** The account's live sessions, newest first; `current` marks the caller's. */
+export async function listActiveSessions(ctx: ServiceContext, caller: AccountRef): Promise<ActiveSession[]> {
+  const [book, items] = await Promise.all([findSessionBook(ctx.db, caller.userId), listSessionItems(ctx.db, caller.userId)]);
+  // The same rule as every data operation: the caller's token must still be current.
+  if (!book || book.tokenVersion !== caller.tokenVersion || (caller.sessionId !== undefined && !book.liveSessionIds.includes(caller.sessionId))) {
+    throw new UnauthorizedError('Unauthorized');
+  }
+  const now = epochSeconds(ctx.clock.now());
+  return items
+    .filter((session) => isLive(session, book, now))
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.sessionId.localeCompare(a.sessionId))
+    .map((session) => ({
+      sessionId: session.sessionId,
+      clientName: session.clientName,
+      createdAt: session.createdAt,
+      lastUsedAt: session.lastUsedAt,
+      current: session.sessionId === caller.sessionId,
+    }));
+}
+
+/** Ends one of the caller's sessions (their own included: that is signing out). */
+export async function endSession(ctx: ServiceContext, caller: AccountRef, sessionId: string): Promise<void> {
+  // Not the shape of an id this service makes: no such session (and no key DynamoDB would refuse).
+  if (!SESSION_ID_PATTERN.test(sessionId)) throw new NotFoundError('No such session.');
+  await endListedSession(ctx.db, caller, sessionId, epochSeconds(ctx.clock.now()));
+}
+
+/** "Sign out my other devices": ends every session of the account but the caller's; answers how many were live. */
+export async function endOtherSessions(ctx: ServiceContext, caller: AccountRef): Promise<number> {
+  const [book, items] = await Promise.all([findSessionBook(ctx.db, caller.userId), listSessionItems(ctx.db, caller.userId)]);
+  if (!book) throw new UnauthorizedError('Unauthorized');
+  const now = epochSeconds(ctx.clock.now());
+  const others = items.filter((session) => session.sessionId !== caller.sessionId);
+  const orphanMarkers = book.liveSessionIds.filter((sessionId) => sessionId !== caller.sessionId && !items.some((session) => session.sessionId === sessionId));
+  const ending = [...others.map((session) => session.sessionId), ...orphanMarkers];
+  if (ending.length === 0) {
+    if (!(await isTokenCurrent(ctx.db, caller))) throw new UnauthorizedError('Unauthorized');
+    return 0;
+  }
+  // Conditioned on the caller's token: a token whose own session has ended cannot end the others.
+  await endSessions(ctx.db, caller.userId, ending, caller);
+  return others.filter((session) => isLive(session, book, now)).length;
+}
+
+/**
+ * Logout with the app's refresh token ends that session. A token that is not a proven token of
+ * the caller's account changes nothing, and the answer is the same: logout never fails on it.
+ * The proven refresh token is what authorises the end, so it works even when the access token
+ * that came with it has been revoked meanwhile (the app signs out either way).
+ */
+export async function signOut(ctx: ServiceContext, caller: Pick<AccountRef, 'userId'>, refreshToken: string | undefined): Promise<void> {
+  if (refreshToken === undefined) return;
+  const parts = parseRefreshToken(refreshToken);
+  if (!parts || parts.userId !== caller.userId) return;
+  const session = await findSession(ctx.db, parts.userId, parts.sessionId);
+  const { refreshTokenKey } = await ctx.keys();
+  if (!session || !refreshTokenMatches(refreshTokenKey, parts, session.seed)) return;
+  await endSessionQuietly(ctx.db, session.userId, session.sessionId);
+}
