@@ -150,8 +150,10 @@ export async function rotateSession(
       new UpdateCommand({
         TableName: db.tableName,
         Key: keys.session(session.userId, session.sessionId),
-        UpdateExpression: `SET generation = :next, rotatedAt = :rotatedAt, lastUsedAt = :lastUsedAt, idleEndsAt = :idleEndsAt, ${TTL_ATTRIBUTE} = :ttl`,
+        UpdateExpression: 'SET generation = :next, rotatedAt = :rotatedAt, lastUsedAt = :lastUsedAt, idleEndsAt = :idleEndsAt, #ttl = :ttl',
         ConditionExpression: 'generation = :current',
+        // `ttl` is a reserved word in expressions.
+        ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
         ExpressionAttributeValues: {
           ':next': next.generation,
           ':rotatedAt': next.rotatedAt,

@@ -16,10 +16,10 @@ import { backOff, writeAtomically } from '../db/transactions';
 import type { GuardedWrite } from '../db/transactions';
 import { findSessionBook, isTokenCurrent } from '../db/users-repository';
 import type { SessionBook } from '../db/users-repository';
-import { NotFoundError, RefreshTokenExpiredError, RefreshTokenInvalidError, ServiceUnavailableError, SessionEndedError, UnauthorizedError } from '../errors';
+import { RefreshTokenExpiredError, RefreshTokenInvalidError, ServiceUnavailableError, SessionEndedError, UnauthorizedError } from '../errors';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
-import { SESSION_ID_PATTERN, newSessionId, newSessionSeed, parseRefreshToken, refreshTokenFor, refreshTokenMatches } from './refresh-tokens';
+import { newSessionId, newSessionSeed, parseRefreshToken, refreshTokenFor, refreshTokenMatches } from './refresh-tokens';
 import { issueToken } from './tokens';
 
 /** At most this many live sessions per account; a sign-in beyond it ends the least recently used. */
@@ -176,7 +176,9 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
       if (await rotateSession(ctx.db, session, next)) return { userId: session.userId, ...(await issueFor(ctx, { ...session, ...next })) };
       continue;
     }
-    if (parts.generation === session.generation - 1 && nowSeconds - session.rotatedAt <= ctx.config.REFRESH_GRACE_SECONDS) {
+    const grace = ctx.config.REFRESH_GRACE_SECONDS;
+    // 0 turns the window off: a spent token is a replay from the first second on.
+    if (parts.generation === session.generation - 1 && grace > 0 && nowSeconds - session.rotatedAt <= grace) {
       return { userId: session.userId, ...(await issueFor(ctx, session)) };
     }
     ctx.log.warn('refresh token reuse: session ended', { userId: session.userId, sessionId: session.sessionId });
@@ -210,8 +212,6 @@ export async function listActiveSessions(ctx: ServiceContext, caller: AccountRef
 
 /** Ends one of the caller's sessions (their own included: that is signing out). */
 export async function endSession(ctx: ServiceContext, caller: AccountRef, sessionId: string): Promise<void> {
-  // Not the shape of an id this service makes: no such session (and no key DynamoDB would refuse).
-  if (!SESSION_ID_PATTERN.test(sessionId)) throw new NotFoundError('No such session.');
   await endListedSession(ctx.db, caller, sessionId, epochSeconds(ctx.clock.now()));
 }
 

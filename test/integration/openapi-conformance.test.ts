@@ -91,14 +91,14 @@ async function codeFor(target: string): Promise<string> {
   return latestCode(api, target);
 }
 
-async function signInWithCode(target: string): Promise<{ token: string; userId: number }> {
+async function signInWithCode(target: string): Promise<{ token: string; userId: number; refreshToken: string }> {
   const verified = await call('POST', '/api/verify-code/verify', { body: { target, verifyCode: await codeFor(target) } });
   expect(verified.status).toBe(200);
   return verified.body;
 }
 
-let alice: { token: string; userId: number };
-let bob: { token: string; userId: number };
+let alice: { token: string; userId: number; refreshToken: string };
+let bob: { token: string; userId: number; refreshToken: string };
 
 beforeAll(async () => {
   api = await startLocalApi();
@@ -167,11 +167,39 @@ describe('sign-in operations', () => {
     expect((await call('POST', '/api/auth/password/reset', { body: { target: email, verifyCode: code, newPassword: 'quiet-meadow-17' } })).status).toBe(200);
   });
 
-  it('logout and the current user: 200, 401', async () => {
+  it('logout and the current user: 200, 400, 401, 413', async () => {
     expect((await call('POST', '/api/auth/logout', { token: alice.token })).status).toBe(200);
     expect((await call('POST', '/api/auth/logout')).status).toBe(401);
+    expect((await call('POST', '/api/auth/logout', { token: alice.token, body: { refreshToken: 1 } })).status).toBe(400);
+    expect((await call('POST', '/api/auth/logout', tooLarge(alice.token))).status).toBe(413);
     expect((await call('GET', '/api/v1/users/me', { token: alice.token })).status).toBe(200);
     expect((await call('GET', '/api/users/me', { token: 'not-a-token' })).status).toBe(401);
+  });
+});
+
+describe('sessions', () => {
+  it('refresh, list, end one, end the others, logout with the refresh token: 200, 400, 401, 404, 413', async () => {
+    const dave = await signInWithCode(uniqueEmail('sessions'));
+    const refreshed = await call('POST', '/api/auth/token/refresh', { body: { refreshToken: dave.refreshToken } });
+    expect(refreshed.status).toBe(200);
+    expect((await call('POST', '/api/auth/token/refresh', { body: { refreshToken: 'nonsense' } })).body.error).toBe('REFRESH_TOKEN_INVALID');
+    expect((await call('POST', '/api/auth/token/refresh', { body: {} })).status).toBe(400);
+    expect((await call('POST', '/api/auth/token/refresh', tooLarge())).status).toBe(413);
+
+    const listed = await call('GET', '/api/auth/sessions', { token: refreshed.body.token });
+    expect(listed.body).toHaveLength(1);
+    expect((await call('GET', '/api/auth/sessions')).status).toBe(401);
+    expect((await call('DELETE', '/api/auth/sessions', { token: refreshed.body.token })).body.ended).toBe(0);
+    expect((await call('DELETE', '/api/auth/sessions')).status).toBe(401);
+    expect((await call('DELETE', '/api/auth/sessions/AAAAAAAAAAAAAAAAAAAAAA', { token: refreshed.body.token })).status).toBe(404);
+    expect((await call('DELETE', '/api/auth/sessions/not-an-id', { token: refreshed.body.token })).status).toBe(400);
+    expect((await call('DELETE', `/api/auth/sessions/${listed.body[0].sessionId}`)).status).toBe(401);
+    expect((await call('DELETE', `/api/auth/sessions/${listed.body[0].sessionId}`, { token: refreshed.body.token })).status).toBe(200);
+    expect((await call('POST', '/api/auth/token/refresh', { body: { refreshToken: refreshed.body.refreshToken } })).body.error).toBe('SESSION_ENDED');
+
+    const erin = await signInWithCode(uniqueEmail('logout'));
+    expect((await call('POST', '/api/auth/logout', { token: erin.token, body: { refreshToken: erin.refreshToken } })).status).toBe(200);
+    expect((await call('GET', '/api/users/me', { token: erin.token })).status).toBe(401);
   });
 });
 

@@ -25,6 +25,30 @@ describe('issueToken / verifyToken', () => {
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('carries the session as `sid` and never outlives the session\'s end', async () => {
+    const sessionId = 'p3Xq9vK2T0a8YbWcLm4N1g';
+    const { token, expiresAt } = await issueToken(key, { ...user, sessionId }, now, settings, nowSeconds + 600);
+    expect(expiresAt).toBe(nowSeconds + 600);
+    expect(decodeJwt(token)).toMatchObject({ sid: sessionId, exp: nowSeconds + 600 });
+    expect(await verifyToken(key, token, now, settings)).toEqual({ userId: 42, tokenVersion: 3, expiresAt, sessionId });
+  });
+
+  it('refuses a `sid` that is not a session id of ours', async () => {
+    for (const sid of [42, '', 'short', 'p3Xq9vK2T0a8YbWcLm4N1g!', 'p3Xq9vK2T0a8YbWcLm4N1gg']) {
+      const forged = await new SignJWT({ ver: 3, sid })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject('42')
+        .setIssuer(settings.issuer)
+        .setAudience(settings.audience)
+        .setIssuedAt(nowSeconds)
+        .setExpirationTime(nowSeconds + 60)
+        .setJti('j')
+        .sign(key);
+      const error = await verifyToken(key, forged, now, settings).catch((caught: unknown) => caught);
+      expect(error, String(sid)).toBeInstanceOf(UnauthorizedError);
+    }
+  });
+
   it('gives every token its own jti', async () => {
     const [a, b] = await Promise.all([issueToken(key, user, now, settings), issueToken(key, user, now, settings)]);
     expect(decodeJwt(a.token).jti).not.toBe(decodeJwt(b.token).jti);
