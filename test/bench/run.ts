@@ -12,6 +12,7 @@ import { startBench } from './harness';
 import { measureEnumeration, measureScrypt } from './identity';
 import type { EnumerationResult } from './identity';
 import { measureOverhead, measureThroughput, pairOperation } from './overhead';
+import { REFRESH_OPERATION, pairRefresh } from './refresh';
 import type { OverheadResult, PairedOperation, ThroughputResult } from './overhead';
 import { READ_COST_OPERATIONS, measureReadCost } from './read-cost';
 import type { ReadCostFloor, ReadCostResult } from './read-cost';
@@ -47,7 +48,7 @@ const settings = quick
   ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300 }
   : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 10, windowMs: 500 };
 
-const THROUGHPUT_OPERATIONS = ['GET /api/users/me', 'GET /api/behavior/stats', 'GET /api/transcriptions'];
+const THROUGHPUT_OPERATIONS = ['GET /api/users/me', 'GET /api/behavior/stats', 'GET /api/transcriptions', REFRESH_OPERATION];
 const CONCURRENCIES = [1, 8, 32];
 
 const started = performance.now();
@@ -99,9 +100,11 @@ async function main() {
     const large = await seedAccount(bench, 'large', { transcriptions: settings.largeRecords, events: settings.largeRecords, days: 400, concurrency: 8 });
 
     const { operations, skipped } = readOperations();
-    log(`overhead: ${operations.length} read operations x ${settings.overheadIterations}, handler and bare SDK alternately`);
+    log(`overhead: ${operations.length} read operations and refresh x ${settings.overheadIterations}, handler and bare SDK alternately`);
     const paired: PairedOperation[] = [];
     for (const operation of operations) paired.push(await pairOperation(bench, operation, typical));
+    // The one write measured: a refresh, which every signed-in app makes several times a day.
+    paired.push(await pairRefresh(bench, Math.max(...CONCURRENCIES)));
     const overhead = await measureOverhead(paired, settings.overheadIterations);
 
     log('read cost: 10 vs many records and events');

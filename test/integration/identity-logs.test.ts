@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('logs', () => {
-  it('keep codes, passwords, tokens, e-mail addresses and phone numbers out', async () => {
+  it('keep codes, passwords, tokens, refresh tokens, e-mail addresses and phone numbers out', async () => {
     const email = uniqueEmail('logged');
     const phone = uniquePhone();
     const undeliverable = uniqueEmail('undeliverable');
@@ -54,10 +54,24 @@ describe('logs', () => {
     expect((await api.request('GET', '/api/users/me', { token: verified.body.token })).status).toBe(401);
     expect((await api.request('GET', '/api/users/me', { token: `${loggedIn.body.token.slice(0, -3)}abc` })).status).toBe(401);
 
+    // Sessions: a refresh, its replay inside the grace window, a reuse after it, a list, logout with a refresh token.
+    const refreshTokens = [loggedIn.body.refreshToken as string];
+    const refreshed = await api.request('POST', '/api/auth/token/refresh', { body: { refreshToken: loggedIn.body.refreshToken } });
+    expect(refreshed.status).toBe(200);
+    tokens.push(refreshed.body.token);
+    refreshTokens.push(refreshed.body.refreshToken);
+    expect((await api.request('POST', '/api/auth/token/refresh', { body: { refreshToken: loggedIn.body.refreshToken } })).status).toBe(200);
+    api.clock.advance(31);
+    expect((await api.request('POST', '/api/auth/token/refresh', { body: { refreshToken: loggedIn.body.refreshToken } })).status).toBe(401);
+    expect((await api.request('POST', '/api/auth/token/refresh', { body: { refreshToken: 'not-a-refresh-token' } })).status).toBe(401);
+
     // The same by phone, a failed delivery, and a wrong code.
     const byPhone = await api.request('POST', '/api/verify-code/verify', { body: { target: phone, verifyCode: await sendAndRemember(phone) } });
     expect(byPhone.status).toBe(200);
     tokens.push(byPhone.body.token);
+    refreshTokens.push(byPhone.body.refreshToken);
+    expect((await api.request('GET', '/api/auth/sessions', { token: byPhone.body.token })).status).toBe(200);
+    expect((await api.request('POST', '/api/auth/logout', { token: byPhone.body.token, body: { refreshToken: byPhone.body.refreshToken } })).status).toBe(200);
     api.outbox.failNext();
     expect((await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: undeliverable } })).status).toBe(503);
     expect((await api.request('POST', '/api/verify-code/verify', { body: { target: phone, verifyCode: '000000' } })).status).toBe(400);
@@ -75,6 +89,10 @@ describe('logs', () => {
       expect(text).not.toContain(token);
       for (const segment of token.split('.').slice(1)) expect(text).not.toContain(segment);
     }
+    // A refresh token's secret part (the last) is what must never be written anywhere.
+    for (const refreshToken of refreshTokens) expect(text).not.toContain(refreshToken.split('.').at(-1));
+    // The reuse was logged, as the operator needs to see it, without the token.
+    expect(entries.some((entry) => entry.message === 'refresh token reuse: session ended')).toBe(true);
     for (const target of [email, undeliverable]) {
       expect(text.toLowerCase()).not.toContain(target);
       expect(text).not.toContain(target.split('@')[0]);

@@ -25,7 +25,7 @@ describe('the README walkthrough', () => {
     expect(script).toContain('curl');
   });
 
-  it.skipIf(missingTool)('runs against a local server: code, sign-in, device, record, usage and stats', async () => {
+  it.skipIf(missingTool)('runs against a local server: code, sign-in, refresh, device, record, usage, stats, sessions', async () => {
     // Asynchronously: the server answering the script runs in this process.
     const run = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script!], { env: { ...process.env, BASE: api.url }, encoding: 'utf8' });
     expect(run.stderr).toBe('');
@@ -35,5 +35,8 @@ describe('the README walkthrough', () => {
     expect(answers).toMatch(/"textLength":23,/);
     expect(answers).toMatch(/"totalUsage":1800,"dailyUsage":\[\{"date":"\d{4}-\d{2}-\d{2}","usage":1800\}\]/);
     expect(answers).toContain('{"loginCount":0,"events":[{"eventType":"subtitle_layout","count":1,"lastValue":"bottom"}]}');
+    expect(answers).toMatch(/\[\{"sessionId":"[\w-]{22}","clientName":"Walkthrough phone","createdAt":"[^"]+","lastUsedAt":"[^"]+","current":true\}\]/);
+    expect(answers).toContain('{"code":0,"message":"Session ended."}');
+    expect(answers).toContain('{"code":401,"message":"The session has ended. Sign in again.","error":"SESSION_ENDED"}');
   });
 });
