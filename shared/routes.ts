@@ -5,7 +5,7 @@
  *
  * Each `/api/...` path is also served at `/api/v1/...` (see `versionedPaths`).
  */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteDefinition {
   method: HttpMethod;
@@ -93,7 +93,17 @@ export const routes = [
   route('DELETE', '/api/auth/sessions', 'functions/sessions/end-others.ts', { table: 'read-write' }),
   route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write' }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts'),
+  route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write' }),
   route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write' }),
+  // Each takes a code sent to the new e-mail or phone, as sign-in does.
+  route('PUT', '/api/users/me/email', 'functions/users/change-email.ts', { throttle: 'strict', table: 'read-write', secret: true }),
+  route('PUT', '/api/users/me/phone', 'functions/users/change-phone.ts', { throttle: 'strict', table: 'read-write', secret: true }),
+  route('PUT', '/api/users/me/password', 'functions/users/change-password.ts', {
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    hashesPasswords: true,
+  }),
   route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write' }),
   route('GET', '/api/devices', 'functions/devices/list.ts'),
   route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write' }),

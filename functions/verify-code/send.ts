@@ -10,7 +10,10 @@ import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targ
 import { sendCode } from '../../shared/identity/verification-service';
 
 const locale = z.optional(
-  z.string().check(z.maxLength(35), z.meta({ description: 'Message language, e.g. `en` or `zh-CN`; else Accept-Language; else English' })),
+  z.string().check(
+    z.maxLength(35),
+    z.meta({ description: "Message language, e.g. `en` or `zh-CN`; else Accept-Language; else the account's `locale`; else English" }),
+  ),
 );
 
 const body = z.discriminatedUnion('type', [
@@ -24,13 +27,16 @@ export const handler = endpoint('POST /api/verify-code/send', {
   docs: {
     summary: 'Send a verification code',
     description:
-      'By e-mail or SMS, in the language of `locale`, else of `Accept-Language`, else English. Answers the same whether or not an account exists. One code per target every 60 s.',
+      "By e-mail or SMS, in the language of `locale`, else of `Accept-Language`, else the `locale` of the target's account, else English. Answers the same whether or not an account exists. One code per target every 60 s.",
     errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT'],
     headers: ['Accept-Language'],
   },
   adapters: { codeSender: awsCodeSender, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => {
-    await sendCode(ctx, body.target, chooseLocale(body.locale, headerValue(headers, 'accept-language')));
+    const acceptLanguage = headerValue(headers, 'accept-language');
+    // Neither given: the account's own choice decides (undefined), read in the service.
+    const locale = body.locale === undefined && acceptLanguage === undefined ? undefined : chooseLocale(body.locale, acceptLanguage);
+    await sendCode(ctx, body.target, locale);
     return succeeded('Verification code sent.');
   },
 });

@@ -186,7 +186,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     if (method === 'OPTIONS') {
       send(response, 204, {
         ...corsHeaders(cfg.CORS_ORIGINS, origin),
-        'Access-Control-Allow-Methods': 'GET,POST,PATCH,DELETE,OPTIONS',
+        'Access-Control-Allow-Methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
         'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS,
         'Access-Control-Max-Age': '600',
       }, '');

@@ -8,7 +8,7 @@ import { accountSubject, clearLoginFailures } from './login-failures-repository'
 import { backOff, isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import type { TokenSubject, UserRecord } from './users-repository';
-import { tokenIsCurrentCondition } from './account-guard';
+import { tokenIsCurrentCondition } from './users-repository';
 
 const BATCH_SIZE = 25;
 const PARALLEL_BATCHES = 4;

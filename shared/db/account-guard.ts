@@ -1,26 +1,15 @@
 import { UnauthorizedError } from '../errors';
 import type { Database } from './client';
-import { keys, sessionMarker } from './keys';
+import { keys } from './keys';
 import type { RetryPolicy, GuardedWrite } from './transactions';
-import { isTokenCurrent } from './users-repository';
+import { isTokenCurrent, readProfileForToken, tokenIsCurrentCondition } from './users-repository';
+import type { UserRecord } from './users-repository';
 import type { TokenSubject } from './users-repository';
 
 /** The account a request acts for, as its token names it (with the token's session, if any). */
 export type AccountRef = TokenSubject;
 
-/**
- * The condition on the profile item under which a token still speaks for its account: the
- * account exists with the token's version (a missing profile has no tokenVersion, so this also
- * fails for a deleted account) and the token's session has not ended.
- */
-export function tokenIsCurrentCondition(account: AccountRef) {
-  const session = account.sessionId === undefined ? undefined : sessionMarker(account.sessionId);
-  return {
-    ConditionExpression: session ? 'tokenVersion = :version AND attribute_exists(#session)' : 'tokenVersion = :version',
-    ExpressionAttributeValues: { ':version': account.tokenVersion },
-    ...(session ? { ExpressionAttributeNames: { '#session': session } } : {}),
-  };
-}
+
 
 /**
  * Part of every transaction made for a caller: the account must still exist with the token
@@ -54,6 +43,23 @@ export async function readForAccount<T>(db: Database, account: AccountRef, read:
   if (check.status === 'rejected') throw check.reason;
   if (result.status === 'rejected') throw result.reason;
   return result.value;
+}
+
+/**
+ * readForAccount, when the read's answer also depends on the account's own settings (its time
+ * zone): the check reads them, still in parallel with the read, still one request.
+ */
+export async function readWithProfile<F extends keyof UserRecord, T>(
+  db: Database,
+  account: AccountRef,
+  fields: readonly F[],
+  read: () => Promise<T>,
+): Promise<{ profile: Pick<UserRecord, F>; result: T }> {
+  const [profile, result] = await Promise.allSettled([readProfileForToken(db, account, fields), read()]);
+  if (profile.status === 'rejected') throw profile.reason;
+  if (profile.value === undefined) throw new UnauthorizedError('Unauthorized');
+  if (result.status === 'rejected') throw result.reason;
+  return { profile: profile.value, result: result.value };
 }
 
 /**

@@ -1,12 +1,12 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError, UnauthorizedError } from '../errors';
-import { tokenIsCurrentCondition } from './account-guard';
-import type { AccountRef } from './account-guard';
 import type { Database } from './client';
 import { keys, sessionMarker, sortKeyPrefix } from './keys';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './table';
 import { isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
+import { tokenIsCurrentCondition } from './users-repository';
+import type { TokenSubject as AccountRef } from './users-repository';
 
 /**
  * A signed-in session (one app on one device). The item holds what its refresh tokens are derived

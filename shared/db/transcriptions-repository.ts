@@ -8,7 +8,7 @@ import type { ListShape, Page, PageRequest } from './pagination';
 import { PARTITION_KEY, SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
-import { usageChange } from './usage-repository';
+import { usageChange, usageMove } from './usage-repository';
 
 export interface TranscriptionRecord {
   transcriptionRecordId: number;
@@ -18,6 +18,8 @@ export interface TranscriptionRecord {
   textLength: number;
   language: string;
   durationSeconds: number;
+  /** When the recording began: `createdAt` unless the app said otherwise. */
+  startedAt: string;
   createdAt: string;
   updatedAt: string | null;
 }
@@ -26,6 +28,13 @@ export interface TranscriptionRecord {
 export interface StoredRecord extends TranscriptionRecord {
   createdAtMs: string;
   revision: number;
+  /**
+   * The calendar date its usage is counted on: the day of `startedAt` in the account's time zone
+   * when it was saved (or its start last moved). Edits and deletes change that day's usage, so a
+   * later change of time zone never moves usage already counted. Records saved before time zones
+   * have none: theirs is the UTC date of `createdAt`, as it was counted then.
+   */
+  usageDate?: string;
 }
 
 /** Thrown when a record changed (or went) between reading it and writing it. */
@@ -45,6 +54,8 @@ export const publicRecord = (record: TranscriptionRecord): TranscriptionRecord =
   textLength: record.textLength,
   language: record.language,
   durationSeconds: record.durationSeconds,
+  // Records saved before `startedAt` existed began when they were saved.
+  startedAt: record.startedAt ?? record.createdAt,
   createdAt: record.createdAt,
   // Absent until the record is first edited.
   updatedAt: record.updatedAt ?? null,
@@ -54,9 +65,10 @@ const toStored = (item: Record<string, unknown>): StoredRecord => ({
   ...publicRecord(item as unknown as TranscriptionRecord),
   createdAtMs: String(item.createdAtMs),
   revision: Number(item.revision),
+  ...(typeof item.usageDate === 'string' ? { usageDate: item.usageDate } : {}),
 });
 
-const usageDay = (record: TranscriptionRecord) => record.createdAt.slice(0, 10);
+export const usageDay = (record: StoredRecord) => record.usageDate ?? record.createdAt.slice(0, 10);
 
 const recordKey = (record: StoredRecord) => keys.transcription(record.userId, record.createdAtMs, record.transcriptionRecordId);
 
@@ -121,7 +133,7 @@ const unchangedSince = (db: Database, current: StoredRecord) => ({
   ExpressionAttributeValues: { ':revision': current.revision },
 });
 
-/** Replaces a record with its edited version and moves its usage by the change in duration. */
+/** Replaces a record with its edited version; its usage follows a changed duration or day. */
 export async function replaceRecord(db: Database, account: AccountRef, current: StoredRecord, next: StoredRecord): Promise<void> {
   await writeAtomically(
     db,
@@ -131,7 +143,7 @@ export async function replaceRecord(db: Database, account: AccountRef, current: 
         item: { Put: { ...unchangedSince(db, current), Item: recordItem({ ...next, revision: current.revision + 1 }) } },
         onConditionFailed: () => new StaleRecord(),
       },
-      ...usageChange(db, current.userId, usageDay(current), next.durationSeconds - current.durationSeconds),
+      ...usageMove(db, current.userId, { date: usageDay(current), seconds: current.durationSeconds }, { date: usageDay(next), seconds: next.durationSeconds }),
     ],
     USER_WRITE_RETRY,
   );

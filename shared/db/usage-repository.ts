@@ -17,24 +17,35 @@ export interface Usage {
 
 /**
  * Usage is kept as aggregates beside the records, changed in the same transaction as the record
- * they follow: the lifetime total and one item per UTC day of `createdAt`. ADD makes concurrent
- * changes add up instead of overwriting each other; being inside the record's transaction, a
- * change cannot happen without its record or the other way round. An edit or delete changes the
- * day the record was created on, not the day of the edit.
+ * they follow: the lifetime total and one item per calendar day (the record's `usageDate`: the
+ * day of its start in the account's time zone). ADD makes concurrent changes add up instead of
+ * overwriting each other; being inside the record's transaction, a change cannot happen without
+ * its record or the other way round. An edit or delete changes the day the record was counted on,
+ * not the day of the edit.
  */
-export function usageChange(db: Database, userId: number, utcDate: string, deltaSeconds: number): GuardedWrite[] {
-  if (deltaSeconds === 0) return [];
-  const add = (key: ReturnType<typeof keys.usageTotal>): GuardedWrite => ({
-    item: {
-      Update: {
-        TableName: db.tableName,
-        Key: key,
-        UpdateExpression: 'ADD usageSeconds :delta',
-        ExpressionAttributeValues: { ':delta': deltaSeconds },
-      },
-    },
-  });
-  return [add(keys.usageTotal(userId)), add(keys.usageDay(userId, utcDate))];
+export function usageChange(db: Database, userId: number, date: string, deltaSeconds: number): GuardedWrite[] {
+  return usageMove(db, userId, { date, seconds: 0 }, { date, seconds: deltaSeconds });
+}
+
+/**
+ * A record's usage moving from one day and duration to another (an edit of its duration or of its
+ * start): the total changes by the difference, each day by what it loses or gains.
+ */
+export function usageMove(db: Database, userId: number, from: DailyUsageEntry, to: DailyUsageEntry): GuardedWrite[] {
+  const add = (key: ReturnType<typeof keys.usageTotal>, delta: number): GuardedWrite[] =>
+    delta === 0
+      ? []
+      : [{ item: { Update: { TableName: db.tableName, Key: key, UpdateExpression: 'ADD usageSeconds :delta', ExpressionAttributeValues: { ':delta': delta } } } }];
+  const days =
+    from.date === to.date
+      ? add(keys.usageDay(userId, to.date), to.seconds - from.seconds)
+      : [...add(keys.usageDay(userId, from.date), -from.seconds), ...add(keys.usageDay(userId, to.date), to.seconds)];
+  return [...add(keys.usageTotal(userId), to.seconds - from.seconds), ...days];
+}
+
+interface DailyUsageEntry {
+  date: string;
+  seconds: number;
 }
 
 /**

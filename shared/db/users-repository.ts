@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountExistsError, CodeInvalidError } from '../errors';
+import { AccountExistsError, CodeInvalidError, UnauthorizedError } from '../errors';
 import type { Database } from './client';
 import { keys, sessionMarker, sessionMarkersOf } from './keys';
 import type { IdentityKind } from './keys';
@@ -13,11 +13,15 @@ export interface UserRecord {
   passwordHash: string | null;
   /** Part of every token; raising it ends all tokens issued before. */
   tokenVersion: number;
+  /** IANA name; null is UTC. Dates of usage are counted in it. */
+  timeZone: string | null;
+  /** Default language of the codes sent to this account's e-mail and phone; null: the request's. */
+  locale: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-const USER_FIELDS = ['userId', 'email', 'phone', 'passwordHash', 'tokenVersion', 'createdAt', 'updatedAt'] as const;
+const USER_FIELDS = ['userId', 'email', 'phone', 'passwordHash', 'tokenVersion', 'timeZone', 'locale', 'createdAt', 'updatedAt'] as const;
 
 const toUser = (item: Record<string, unknown>): UserRecord =>
   Object.fromEntries(USER_FIELDS.map((field) => [field, item[field] ?? null])) as unknown as UserRecord;
@@ -36,6 +40,20 @@ export interface TokenSubject {
   sessionId?: string;
 }
 
+/**
+ * The condition on the profile item under which a token still speaks for its account: the
+ * account exists with the token's version (a missing profile has no tokenVersion, so this also
+ * fails for a deleted account) and the token's session has not ended.
+ */
+export function tokenIsCurrentCondition(account: TokenSubject) {
+  const session = account.sessionId === undefined ? undefined : sessionMarker(account.sessionId);
+  return {
+    ConditionExpression: session ? 'tokenVersion = :version AND attribute_exists(#session)' : 'tokenVersion = :version',
+    ExpressionAttributeValues: { ':version': account.tokenVersion },
+    ...(session ? { ExpressionAttributeNames: { '#session': session } } : {}),
+  };
+}
+
 /** Whether a profile item is still the one a token was issued for, and the token's session lives. */
 export const profileHonours = (profile: Record<string, unknown> | undefined, token: TokenSubject): boolean =>
   profile !== undefined &&
@@ -43,20 +61,34 @@ export const profileHonours = (profile: Record<string, unknown> | undefined, tok
   (token.sessionId === undefined || profile[sessionMarker(token.sessionId)] !== undefined);
 
 /**
- * Whether the token's account exists with its version and the token's session still lives: one
- * read that projects just the two attributes, whatever the number of sessions.
+ * The profile's `fields`, if the token's account exists with its version and the token's session
+ * still lives (undefined otherwise): one read that projects just what it needs, whatever the
+ * number of sessions.
  */
-export async function isTokenCurrent(db: Database, token: TokenSubject): Promise<boolean> {
+export async function readProfileForToken<F extends keyof UserRecord>(
+  db: Database,
+  token: TokenSubject,
+  fields: readonly F[],
+): Promise<Pick<UserRecord, F> | undefined> {
+  const names: Record<string, string> = { '#version': 'tokenVersion' };
+  fields.forEach((field, index) => (names[`#f${index}`] = field));
+  if (token.sessionId !== undefined) names['#session'] = sessionMarker(token.sessionId);
   const result = await db.client.send(
     new GetCommand({
       TableName: db.tableName,
       Key: keys.user(token.userId),
-      ProjectionExpression: token.sessionId === undefined ? 'tokenVersion' : 'tokenVersion, #session',
-      ...(token.sessionId === undefined ? {} : { ExpressionAttributeNames: { '#session': sessionMarker(token.sessionId) } }),
+      ProjectionExpression: Object.keys(names).join(', '),
+      ExpressionAttributeNames: names,
       ConsistentRead: true,
     }),
   );
-  return profileHonours(result.Item, token);
+  if (!profileHonours(result.Item, token)) return undefined;
+  return Object.fromEntries(fields.map((field) => [field, result.Item![field] ?? null])) as Pick<UserRecord, F>;
+}
+
+/** Whether the token's account exists with its version and the token's session still lives. */
+export async function isTokenCurrent(db: Database, token: TokenSubject): Promise<boolean> {
+  return (await readProfileForToken(db, token, [])) !== undefined;
 }
 
 /** The account a token names, if the token is still current (see profileHonours). */
@@ -91,16 +123,28 @@ export async function findUserIdByIdentity(db: Database, kind: IdentityKind, val
   return result.Item ? Number(result.Item.userId) : undefined;
 }
 
+/** The language the account holding an e-mail or phone chose for its codes; null for none (or no account). */
+export async function findIdentityLocale(db: Database, kind: IdentityKind, value: string): Promise<string | null> {
+  const result = await db.client.send(
+    new GetCommand({ TableName: db.tableName, Key: keys.identity(kind, value), ProjectionExpression: 'locale', ConsistentRead: true }),
+  );
+  return typeof result.Item?.locale === 'string' ? result.Item.locale : null;
+}
+
 export async function findUserByIdentity(db: Database, kind: IdentityKind, value: string): Promise<UserRecord | undefined> {
   const userId = await findUserIdByIdentity(db, kind, value);
   return userId === undefined ? undefined : findUserById(db, userId);
 }
 
-const identityMarker = (db: Database, kind: IdentityKind, value: string, userId: number): GuardedWrite => ({
+/**
+ * The marker that makes an e-mail or phone unique to one account. It also carries the account's
+ * `locale`, so that sending a code reads one item whether or not an account exists.
+ */
+const identityMarker = (db: Database, kind: IdentityKind, value: string, userId: number, locale: string | null = null): GuardedWrite => ({
   item: {
     Put: {
       TableName: db.tableName,
-      Item: { ...keys.identity(kind, value), userId },
+      Item: { ...keys.identity(kind, value), userId, locale },
       // The marker is what makes an e-mail or phone unique: a second account may not claim it.
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -187,4 +231,169 @@ export async function upgradePasswordHash(db: Database, userId: number, oldHash:
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+}
+
+/**
+ * Sets the person's own settings (time zone, locale) of `user` as read for the token, while the
+ * token is current and the e-mail and phone are still the ones read; a new locale is copied to
+ * their identity markers in the same transaction. A field left undefined keeps its value.
+ */
+export async function updateProfileSettings(
+  db: Database,
+  token: TokenSubject,
+  user: UserRecord,
+  settings: Partial<Pick<UserRecord, 'timeZone' | 'locale'>>,
+  updatedAt: string,
+): Promise<void> {
+  const condition = tokenIsCurrentCondition(token);
+  const names: Record<string, string> = { ...condition.ExpressionAttributeNames };
+  const values: Record<string, unknown> = { ...condition.ExpressionAttributeValues, ':updatedAt': updatedAt };
+  const assignments = ['updatedAt = :updatedAt'];
+  for (const [field, value] of Object.entries(settings)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    assignments.push(`#${field} = :${field}`);
+  }
+  const markers = (['email', 'phone'] as const).filter((kind) => user[kind] !== null);
+  const sameIdentities = markers.map((kind) => {
+    names[`#${kind}`] = kind;
+    values[`:${kind}`] = user[kind];
+    return `#${kind} = :${kind}`;
+  });
+  const writes: GuardedWrite[] = [
+    {
+      item: {
+        Update: {
+          TableName: db.tableName,
+          Key: keys.user(token.userId),
+          UpdateExpression: `SET ${assignments.join(', ')}`,
+          ConditionExpression: [condition.ConditionExpression, ...sameIdentities].join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      onConditionFailed: () => new IdentityChangedError(),
+    },
+  ];
+  if (settings.locale !== undefined) {
+    for (const kind of markers) {
+      writes.push({
+        item: {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.identity(kind, user[kind]!),
+            UpdateExpression: 'SET locale = :locale',
+            ConditionExpression: 'userId = :me',
+            ExpressionAttributeValues: { ':locale': settings.locale, ':me': token.userId },
+          },
+        },
+        onConditionFailed: () => new IdentityChangedError(),
+      });
+    }
+  }
+  await writeAtomically(db, writes);
+}
+
+/**
+ * Moves the account's e-mail or phone to `value`, in one transaction with `alongside` (the code
+ * that proves the new one): the new identity marker is claimed (another account holding it, or
+ * winning the race for it, makes this ACCOUNT_EXISTS), the old marker is freed for others, and
+ * the profile changes, conditioned on the token being current and on the old value being the one
+ * read (a concurrent change of the same field makes this a retry, never a lost marker).
+ */
+export async function changeIdentity(
+  db: Database,
+  token: TokenSubject,
+  kind: IdentityKind,
+  from: string | null,
+  to: string,
+  locale: string | null,
+  updatedAt: string,
+  alongside: GuardedWrite[],
+): Promise<void> {
+  const condition = tokenIsCurrentCondition(token);
+  // Accounts store a missing e-mail or phone as NULL.
+  const previous = from === null ? 'attribute_not_exists(#field) OR attribute_type(#field, :null)' : '#field = :from';
+  const writes: GuardedWrite[] = [
+    ...alongside,
+    identityMarker(db, kind, to, token.userId, locale),
+    {
+      item: {
+        Update: {
+          TableName: db.tableName,
+          Key: keys.user(token.userId),
+          UpdateExpression: 'SET #field = :to, updatedAt = :updatedAt',
+          ConditionExpression: `(${condition.ConditionExpression}) AND (${previous})`,
+          ExpressionAttributeNames: { ...condition.ExpressionAttributeNames, '#field': kind },
+          ExpressionAttributeValues: {
+            ...condition.ExpressionAttributeValues,
+            ':to': to,
+            ':updatedAt': updatedAt,
+            ...(from === null ? { ':null': 'NULL' } : { ':from': from }),
+          },
+        },
+      },
+      onConditionFailed: () => new IdentityChangedError(),
+    },
+  ];
+  if (from !== null) {
+    writes.push({
+      item: {
+        Delete: {
+          TableName: db.tableName,
+          Key: keys.identity(kind, from),
+          // Never free an identity another account holds.
+          ConditionExpression: 'attribute_not_exists(PK) OR userId = :me',
+          ExpressionAttributeValues: { ':me': token.userId },
+        },
+      },
+    });
+  }
+  await writeAtomically(db, writes);
+}
+
+/** The profile changed under a change of it: the token ended, or the e-mail or phone changed meanwhile. */
+export class IdentityChangedError extends Error {
+  override readonly name = 'IdentityChangedError';
+}
+
+/**
+ * Sets a new password from a signed-in session: the hash changes (conditioned on the one that was
+ * checked, so two changes cannot both win), and the `ending` sessions' markers go, which ends
+ * their access tokens at once. The caller's token version stays, so the caller stays signed in.
+ */
+export function replacePasswordInSession(
+  db: Database,
+  token: TokenSubject,
+  oldHash: string | null,
+  newHash: string,
+  updatedAt: string,
+  ending: readonly string[],
+  /** Raise the token version too: every token of the account ends, the caller's included. */
+  raiseVersion = false,
+): GuardedWrite {
+  const condition = tokenIsCurrentCondition(token);
+  const names: Record<string, string> = { ...condition.ExpressionAttributeNames };
+  ending.forEach((sessionId, index) => (names[`#end${index}`] = sessionMarker(sessionId)));
+  const remove = ending.length > 0 ? ` REMOVE ${ending.map((_, index) => `#end${index}`).join(', ')}` : '';
+  return {
+    item: {
+      Update: {
+        TableName: db.tableName,
+        Key: keys.user(token.userId),
+        UpdateExpression: `SET passwordHash = :new, updatedAt = :updatedAt${remove}${raiseVersion ? ' ADD tokenVersion :one' : ''}`,
+        ConditionExpression: `(${condition.ConditionExpression}) AND (${oldHash === null ? 'attribute_not_exists(passwordHash) OR attribute_type(passwordHash, :null)' : 'passwordHash = :old'})`,
+        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: {
+          ...condition.ExpressionAttributeValues,
+          ':new': newHash,
+          ':updatedAt': updatedAt,
+          ...(raiseVersion ? { ':one': 1 } : {}),
+          ...(oldHash === null ? { ':null': 'NULL' } : { ':old': oldHash }),
+        },
+      },
+    },
+    onConditionFailed: () => new UnauthorizedError('Unauthorized'),
+  };
 }

@@ -49,11 +49,23 @@ const userFields = /* @__PURE__ */ built(() => ({
   email: z.nullable(z.string().check(z.meta({ format: 'email', examples: ['alice@example.com'] }))),
 }));
 
-/** Seed 2.1, as `GET /api/users/me` answers it. */
-export const userSchema = /* @__PURE__ */ named(() => z.object({ ...userFields, createdAt: timestampSchema, updatedAt: timestampSchema }), {
-  id: 'User',
-  description: 'The signed-in user (seed 2.1). `phone` is null for accounts created by e-mail and `email` for accounts created by phone.',
-});
+/** Seed 2.1, as `GET /api/users/me` answers it, with the person's own settings. */
+export const userSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      ...userFields,
+      timeZone: z.nullable(z.string()).check(
+        z.meta({ description: 'IANA time zone: usage is counted by calendar day in it. Null: UTC', examples: ['Asia/Shanghai'] }),
+      ),
+      locale: z.nullable(z.string()).check(z.meta({ description: 'Default language of the codes sent to this account. Null: the request’s', examples: ['zh-CN'] })),
+      createdAt: timestampSchema,
+      updatedAt: timestampSchema,
+    }),
+  {
+    id: 'User',
+    description: 'The signed-in user (seed 2.1). `phone` is null for accounts created by e-mail and `email` for accounts created by phone.',
+  },
+);
 
 /** Seed 4.4: the new user, without a token. */
 export const registeredUserSchema = /* @__PURE__ */ named(() => z.object({ ...userFields, createdAt: timestampSchema }), {
@@ -114,6 +126,18 @@ export const codeSessionSchema = /* @__PURE__ */ named(() => z.object({ ...envel
   description: 'The success envelope with a token, the refresh token of the new session and the user it signs in (seed 4.2); the account is created when the target has none.',
 });
 
+/** A password set or changed from a session: fresh tokens only when the caller's own had to be replaced. */
+export const passwordChangedSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      ...envelopeFields,
+      token: z.optional(z.string().check(z.describe('Only when the token sent came from before sessions: it ended, use this one'))),
+      refreshToken: z.optional(z.string()),
+      expiresIn: z.optional(z.int().check(z.minimum(0))),
+    }),
+  { id: 'PasswordChanged', description: 'The success envelope; every other session has ended, the caller’s goes on.' },
+);
+
 /** "Sign out my other devices". */
 export const endedSessionsSchema = /* @__PURE__ */ named(
   () => z.object({ ...envelopeFields, ended: z.int().check(z.minimum(0), z.describe('How many live sessions were ended')) }),
@@ -146,6 +170,7 @@ export const transcriptionRecordSchema = /* @__PURE__ */ named(
       textLength: z.int().check(z.minimum(0), z.describe('Length of `text` in Unicode code points')),
       language: languageSchema,
       durationSeconds: z.int().check(z.minimum(0)),
+      startedAt: timestampSchema.check(z.describe('When the recording began; `createdAt` unless the app said otherwise. Usage counts on its day')),
       createdAt: timestampSchema,
       updatedAt: z.nullable(timestampSchema),
     }),
@@ -160,7 +185,9 @@ export const usageSchema = /* @__PURE__ */ named(
       totalUsage: z.int().check(z.minimum(0), z.describe('Lifetime usage in seconds (sum of `durationSeconds`)')),
       dailyUsage: z.array(
         z.object({
-          date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.meta({ format: 'date', description: 'UTC date of the records’ creation' })),
+          date: z
+            .string()
+            .check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.meta({ format: 'date', description: 'Calendar date of the records’ `startedAt` in the account’s time zone (UTC while none is set)' })),
           usage: z.int().check(z.minimum(0), z.describe('Seconds')),
         }),
       ).check(z.describe('Newest first; only days with usage, within the last `days` days')),

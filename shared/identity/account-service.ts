@@ -34,6 +34,8 @@ async function newUser(ctx: ServiceContext, target: Target, passwordHash: string
     phone: target.kind === 'phone' ? target.value : null,
     passwordHash,
     tokenVersion: 0,
+    timeZone: null,
+    locale: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -7,21 +7,25 @@ import { maskTarget } from '../logging/logger';
 import { epochSeconds, utcDate } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { MAX_CODE_ATTEMPTS, codeMatches, generateCode, hashCode } from './codes';
-import { renderCodeMessage } from './messages';
+import { findIdentityLocale } from '../db/users-repository';
+import { chooseLocale, renderCodeMessage } from './messages';
 import type { Locale } from './messages';
 import type { Target } from './targets';
 
 /**
  * Sends a new code to a target. The answer is the same whether or not an account uses the target,
- * so the endpoint cannot be used to find accounts.
+ * so the endpoint cannot be used to find accounts. Without a `locale` from the request, the
+ * message is in the `locale` of the target's account, read from its identity marker: one read
+ * whether or not an account exists, so that it takes no longer for one than for none.
  */
-export async function sendCode(ctx: ServiceContext, target: Target, locale: Locale): Promise<void> {
+export async function sendCode(ctx: ServiceContext, target: Target, requested: Locale | undefined): Promise<void> {
   const { config, clock, db } = ctx;
   if (target.kind === 'phone' && config.SMS_ALLOWED_COUNTRY_CODES && !config.SMS_ALLOWED_COUNTRY_CODES.includes(target.countryCallingCode)) {
     // Refused quietly with the ordinary answer: the caller learns nothing about the list.
     ctx.log.info('code not sent: country not allowed', { target: maskTarget(target.value) });
     return;
   }
+  const locale = requested ?? chooseLocale((await findIdentityLocale(db, target.kind, target.value)) ?? undefined, undefined);
   const { codeHashKey } = await ctx.keys();
   const now = clock.now();
   const sentAt = epochSeconds(now);

@@ -17,22 +17,34 @@ const fields = {
   durationSeconds: z
     .number()
     .check(z.int('must be a whole number of seconds'), z.gte(0), z.lte(DURATION_MAX_SECONDS), z.meta({ examples: [1800] })),
+  // Its range (5 minutes ahead at most, 366 days back at most) depends on the clock: checked by the service.
+  startedAt: z.optional(
+    z.string().check(
+      z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, 'must be ISO 8601 UTC at second precision, like 2026-01-29T10:30:00Z'),
+      z.meta({
+        format: 'date-time',
+        description: 'When the recording began (a device that was offline syncs later); at most 5 minutes ahead, at most 366 days back. Default: now',
+        examples: ['2026-01-29T10:30:00Z'],
+      }),
+    ),
+  ),
 };
 
 export const newTranscriptionBody = z.object(fields);
 export type NewTranscription = z.output<typeof newTranscriptionBody>;
 
-/** PATCH: any of the four fields, at least one. */
+/** PATCH: any of the five fields, at least one. */
 export const transcriptionPatchBody = z
   .object({
     recordTitle: z.optional(fields.recordTitle),
     text: z.optional(fields.text),
     language: z.optional(fields.language),
     durationSeconds: z.optional(fields.durationSeconds),
+    startedAt: fields.startedAt,
   })
   .check(
     z.refine((patch) => Object.values(patch).some((value) => value !== undefined), {
-      message: 'give at least one of recordTitle, text, language, durationSeconds',
+      message: 'give at least one of recordTitle, text, language, durationSeconds, startedAt',
     }),
   );
 export type TranscriptionPatch = z.output<typeof transcriptionPatchBody>;

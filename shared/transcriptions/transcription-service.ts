@@ -1,4 +1,4 @@
-import { assertAccountCurrent, readForAccount } from '../db/account-guard';
+import { assertAccountCurrent, readForAccount, readWithProfile } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
@@ -10,20 +10,45 @@ import {
   publicRecord,
   replaceRecord,
   StaleRecord,
+  usageDay,
 } from '../db/transcriptions-repository';
+import { readProfileForToken } from '../db/users-repository';
 import type { StoredRecord, TranscriptionRecord } from '../db/transcriptions-repository';
 import { readUsage } from '../db/usage-repository';
 import type { Usage } from '../db/usage-repository';
-import { NotFoundError, ServiceUnavailableError } from '../errors';
+import { NotFoundError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
 import { codePointLength } from '../http/fields';
 import type { Remember } from '../http/idempotency';
 import { isoSeconds, utcDate } from '../ports/clock';
+import { addDays, localDate } from '../time-zones';
 import type { ServiceContext } from '../service-context';
 import type { NewTranscription, TranscriptionPatch } from './schemas';
 
 const DAY_MS = 86_400_000;
+/** How far ahead a device's clock may be (contract of `startedAt`), and how far back a record may begin. */
+const STARTED_AT_AHEAD_MS = 5 * 60_000;
+const STARTED_AT_BACK_DAYS = 366;
 
 const notFound = () => new NotFoundError('No transcription record with this id.');
+
+/** A `startedAt` the app sent, checked against the clock: a real moment, 5 minutes ahead at most, 366 days back at most. */
+function startedAtOf(ctx: ServiceContext, startedAt: string): string {
+  const at = Date.parse(startedAt);
+  const now = ctx.clock.now().getTime();
+  let problem: string | undefined;
+  if (!Number.isFinite(at) || isoSeconds(new Date(at)) !== startedAt) problem = 'is not a real moment';
+  else if (at > now + STARTED_AT_AHEAD_MS) problem = 'must not be more than 5 minutes in the future';
+  else if (at < now - STARTED_AT_BACK_DAYS * DAY_MS) problem = `must not be more than ${STARTED_AT_BACK_DAYS} days ago`;
+  if (problem) throw new ValidationError(`Invalid request: body.startedAt ${problem}`, [{ path: 'body.startedAt', message: problem }]);
+  return startedAt;
+}
+
+/** The account's time zone, read for a write that counts usage (and refused like any write of an ended token). */
+async function timeZoneOf(ctx: ServiceContext, account: AccountRef): Promise<string | null> {
+  const profile = await readProfileForToken(ctx.db, account, ['timeZone']);
+  if (!profile) throw new UnauthorizedError('Unauthorized');
+  return profile.timeZone;
+}
 
 /** Saves a record (seed 4.9): `textLength` in code points, `updatedAt` null. */
 export async function save(
@@ -33,18 +58,22 @@ export async function save(
   remember: Remember<TranscriptionRecord> = () => [],
 ): Promise<TranscriptionRecord> {
   const now = ctx.clock.now();
+  const startedAt = input.startedAt === undefined ? isoSeconds(now) : startedAtOf(ctx, input.startedAt);
+  const [transcriptionRecordId, timeZone] = await Promise.all([allocateId(ctx.db, 'transcription'), timeZoneOf(ctx, account)]);
   const record: StoredRecord = {
-    transcriptionRecordId: await allocateId(ctx.db, 'transcription'),
+    transcriptionRecordId,
     userId: account.userId,
     recordTitle: input.recordTitle,
     text: input.text,
     textLength: codePointLength(input.text),
     language: input.language,
     durationSeconds: input.durationSeconds,
+    startedAt,
     createdAt: isoSeconds(now),
     updatedAt: null,
     createdAtMs: now.toISOString(),
     revision: 0,
+    usageDate: localDate(new Date(startedAt), timeZone),
   };
   const response = publicRecord(record);
   await insertRecord(ctx.db, account, record, remember(response));
@@ -88,10 +117,16 @@ async function changeRecord<R>(ctx: ServiceContext, account: AccountRef, id: num
   throw new ServiceUnavailableError('The record kept changing during the request; try again.');
 }
 
-/** Edits a record; `updatedAt` is set, and usage follows a changed duration. */
+/**
+ * Edits a record; `updatedAt` is set, and usage follows a changed duration (on the day it was
+ * counted) or a changed start (to that start's day in the account's time zone now).
+ */
 export async function edit(ctx: ServiceContext, account: AccountRef, id: number, patch: TranscriptionPatch): Promise<TranscriptionRecord> {
+  const startedAt = patch.startedAt === undefined ? undefined : startedAtOf(ctx, patch.startedAt);
+  const timeZone = startedAt === undefined ? undefined : await timeZoneOf(ctx, account);
   const updated = await changeRecord(ctx, account, id, async (current) => {
     const text = patch.text ?? current.text;
+    const moved = startedAt !== undefined && startedAt !== current.startedAt;
     const next: StoredRecord = {
       ...current,
       recordTitle: patch.recordTitle ?? current.recordTitle,
@@ -99,7 +134,9 @@ export async function edit(ctx: ServiceContext, account: AccountRef, id: number,
       textLength: codePointLength(text),
       language: patch.language ?? current.language,
       durationSeconds: patch.durationSeconds ?? current.durationSeconds,
+      startedAt: startedAt ?? current.startedAt,
       updatedAt: isoSeconds(ctx.clock.now()),
+      usageDate: moved ? localDate(new Date(startedAt), timeZone ?? null) : usageDay(current),
     };
     await replaceRecord(ctx.db, account, current, next);
     return next;
@@ -118,14 +155,24 @@ export async function list(ctx: ServiceContext, account: AccountRef, page: PageR
 }
 
 /**
- * Usage in seconds (contract section 4): the lifetime total, and per UTC date of the records'
- * creation for the last `days` days including today, newest first. Days without usage are left
- * out rather than listed as zero: the list stays as long as the days actually used, and a client
- * drawing a chart fills the gaps from the dates it has.
+ * Usage in seconds: the lifetime total, and per calendar day of the records' start in the
+ * account's time zone (UTC while none is set) for the last `days` days including today there,
+ * newest first. Days without usage are left out rather than listed as zero: the list stays as
+ * long as the days actually used, and a client drawing a chart fills the gaps from the dates it has.
+ *
+ * Two requests, in parallel, whatever the number of records: the account check, which also reads
+ * the time zone, and the usage query. Until the zone is known, the query covers the dates that
+ * "today" can be anywhere on Earth (UTC-12 to UTC+14: the UTC date, one day on either side); the
+ * answer is then cut to the zone's own `days` days.
  */
 export async function usage(ctx: ServiceContext, account: AccountRef, days: number): Promise<Usage & { userId: number }> {
   const now = ctx.clock.now();
-  const from = utcDate(new Date(now.getTime() - (days - 1) * DAY_MS));
-  const result = await readForAccount(ctx.db, account, () => readUsage(ctx.db, account.userId, from, utcDate(now)));
-  return { userId: account.userId, ...result };
+  const utcToday = utcDate(now);
+  const { profile, result } = await readWithProfile(ctx.db, account, ['timeZone'], () =>
+    readUsage(ctx.db, account.userId, addDays(utcToday, -days), addDays(utcToday, 1)),
+  );
+  const today = localDate(now, profile.timeZone);
+  const from = addDays(today, -(days - 1));
+  const dailyUsage = result.dailyUsage.filter((day) => day.date >= from && day.date <= today);
+  return { userId: account.userId, totalUsage: result.totalUsage, dailyUsage };
 }

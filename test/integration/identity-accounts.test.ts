@@ -68,6 +68,8 @@ describe('register and log in with a password', () => {
       userId: registered.body.userId,
       phone: null,
       email,
+      timeZone: null,
+      locale: null,
       createdAt: registered.body.createdAt,
       updatedAt: expect.stringMatching(ISO_SECONDS),
     });

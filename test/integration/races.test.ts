@@ -137,6 +137,8 @@ describe('races', () => {
       phone: null,
       passwordHash: null,
       tokenVersion: 0,
+      timeZone: null,
+      locale: null,
       createdAt: now,
       updatedAt: now,
     }));

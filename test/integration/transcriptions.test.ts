@@ -27,6 +27,7 @@ describe('POST /api/transcriptions', () => {
       userId: alice.userId,
       ...sampleRecord(),
       textLength: 'Good morning, everyone.'.length,
+      startedAt: response.body.createdAt,
       createdAt: expect.stringMatching(ISO_SECONDS),
       updatedAt: null,
     });

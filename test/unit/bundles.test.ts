@@ -106,7 +106,7 @@ describe('Lambda bundles', () => {
 
   it('carries the common-password list only where a new password is chosen, the phone metadata only where a phone number is read', () => {
     const withFile = (pattern: RegExp) => bundles.filter((bundle) => contains(bundle, pattern)).map((bundle) => bundle.name).sort();
-    expect(withFile(/shared\/identity\/common-passwords-data\.ts$/)).toEqual(['POST /api/auth/password/reset', 'POST /api/auth/register']);
+    expect(withFile(/shared\/identity\/common-passwords-data\.ts$/)).toEqual(['POST /api/auth/password/reset', 'POST /api/auth/register', 'PUT /api/users/me/password']);
     expect(withFile(/shared\/identity\/phone-metadata-data\.ts$/)).toEqual(withFile(PHONE_PARSING));
     // The package's own object-literal metadata must not come back next to the packed copy.
     expect(bundles.flatMap((bundle) => inputsOf(bundle, /libphonenumber-js\/metadata\./))).toEqual([]);

@@ -94,12 +94,12 @@ describe('POST /api/verify-code/send body', () => {
   it('normalises an e-mail target before the service sees it', async () => {
     const response = await call('send', { type: 'email', target: '  Foo.Bar@Example.COM ' });
     expect(response).toEqual({ status: 200, body: { code: 0, message: expect.any(String) } });
-    expect(sendCode).toHaveBeenCalledWith(expect.anything(), { kind: 'email', value: 'foo.bar@example.com' }, 'en');
+    expect(sendCode).toHaveBeenCalledWith(expect.anything(), { kind: 'email', value: 'foo.bar@example.com' }, undefined);
   });
 
   it('normalises a phone target to E.164', async () => {
     expect((await call('send', { type: 'sms', target: '+86 138-0013-8000' })).status).toBe(200);
-    expect(sendCode).toHaveBeenCalledWith(expect.anything(), { kind: 'phone', value: '+8613800138000', countryCallingCode: '86' }, 'en');
+    expect(sendCode).toHaveBeenCalledWith(expect.anything(), { kind: 'phone', value: '+8613800138000', countryCallingCode: '86' }, undefined);
   });
 
   it('accepts a 254-character address and refuses a 255-character one', async () => {
@@ -120,12 +120,12 @@ describe('POST /api/verify-code/send body', () => {
     expectInvalid(await call('send', { type: 'email', target: 42 }), 'body.target');
   });
 
-  it('chooses the message language: locale field, then Accept-Language, then English', async () => {
+  it('chooses the message language: locale field, then Accept-Language, else leaves it to the account (undefined)', async () => {
     await call('send', { type: 'email', target: 'a@example.com', locale: 'zh-CN' }, { 'Accept-Language': 'en' });
     await call('send', { type: 'email', target: 'a@example.com' }, { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.8' });
     await call('send', { type: 'email', target: 'a@example.com' });
     await call('send', { type: 'email', target: 'a@example.com', locale: 'fr' });
-    expect(vi.mocked(sendCode).mock.calls.map((args) => args[2])).toEqual(['zh-CN', 'zh-CN', 'en', 'en']);
+    expect(vi.mocked(sendCode).mock.calls.map((args) => args[2])).toEqual(['zh-CN', 'zh-CN', undefined, 'en']);
   });
 });
 

@@ -14,6 +14,9 @@ const stored = {
   phone: null,
   passwordHash: 'scrypt$17$8$1$c2FsdA$aGFzaA',
   tokenVersion: 3,
+  timeZone: 'Asia/Shanghai',
+  locale: null,
+  'session#p3Xq9vK2T0a8YbWcLm4N1g': 3,
   createdAt: '2026-01-29T10:30:00Z',
   updatedAt: '2026-01-30T08:00:00Z',
 };
@@ -51,6 +54,8 @@ describe('response schemas', () => {
       userId: 7,
       email: 'alice@example.com',
       phone: null,
+      timeZone: 'Asia/Shanghai',
+      locale: null,
       createdAt: '2026-01-29T10:30:00Z',
       updatedAt: '2026-01-30T08:00:00Z',
     });

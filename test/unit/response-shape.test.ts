@@ -23,6 +23,7 @@ const record = {
   textLength: 8,
   language: 'en-US',
   durationSeconds: 95,
+  startedAt: TIME,
   createdAt: TIME,
   updatedAt: null,
 };
@@ -43,6 +44,7 @@ const SAMPLES: Record<string, unknown> = {
   deviceSchema: { ...device, PK: 'DEVICE#CAP2-1' },
   endedSessionsSchema: { code: 0, message: 'Other sessions ended.', ended: 3 },
   healthSchema: { status: 'ok', time: TIME },
+  passwordChangedSchema: { code: 0, message: 'Password changed.', ...tokens, seed: 'internal' },
   openApiDocumentSchema: { openapi: '3.1.0', info: { title: 'API' }, paths: {} },
   registeredUserSchema: { ...user, updatedAt: undefined, tokenVersion: 0 },
   refreshedSessionSchema: { ...tokens, userId: 7, seed: 'internal' },
@@ -51,7 +53,7 @@ const SAMPLES: Record<string, unknown> = {
   transcriptionListSchema: [record, { ...record, transcriptionRecordId: 4, updatedAt: TIME, LSK: 'x' }],
   transcriptionRecordSchema: { ...record, GSI: 1 },
   usageSchema: { userId: 7, totalUsage: 300, dailyUsage: [{ date: '2026-01-29', usage: 300 }], PK: 'USER#7' },
-  userSchema: { ...user, passwordHash: 'scrypt$...', tokenVersion: 3 },
+  userSchema: { ...user, timeZone: 'Asia/Kolkata', locale: 'zh-CN', passwordHash: 'scrypt$...', tokenVersion: 3, 'session#x': 3 },
 };
 
 type Variant = { label: string; value: unknown };

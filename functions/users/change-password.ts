@@ -1,0 +1,30 @@
+import * as z from 'zod/mini';
+import { changePassword } from '../../shared/accounts/profile-service';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { endpoint } from '../../shared/http/endpoint';
+import { headerValue } from '../../shared/http/headers';
+import { succeeded } from '../../shared/http/response';
+import { passwordChangedResponse } from '../../shared/http/response-shapes.generated';
+import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { sessionName } from '../../shared/identity/session-service';
+
+const body = z.object({
+  currentPassword: z.optional(submittedPasswordSchema.check(z.describe('Required when the account has a password'))),
+  newPassword: newPasswordSchema,
+});
+
+export const handler = endpoint('PUT /api/users/me/password', {
+  body,
+  response: passwordChangedResponse,
+  docs: {
+    summary: 'Set or change the password',
+    description:
+      '`currentPassword` is required when the account has a password (wrong ones count toward the login lock); an account created by code sets its first one without. Every other session ends; this one goes on.',
+    errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'],
+  },
+  adapters: { secrets: secretsManagerSource },
+  run: async ({ body, caller, headers }, ctx) => {
+    const { tokens } = await changePassword(ctx, caller, body.currentPassword, body.newPassword, sessionName(undefined, headerValue(headers, 'user-agent')));
+    return { ...succeeded('Password changed.'), ...tokens };
+  },
+});

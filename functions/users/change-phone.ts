@@ -1,0 +1,21 @@
+import * as z from 'zod/mini';
+import { changeTarget } from '../../shared/accounts/profile-service';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { endpoint } from '../../shared/http/endpoint';
+import { userResponse } from '../../shared/http/response-shapes.generated';
+import { verifyCodeSchema } from '../../shared/identity/schemas';
+import { phoneTargetSchema } from '../../shared/identity/targets';
+
+const body = z.object({ phone: phoneTargetSchema, verifyCode: verifyCodeSchema });
+
+export const handler = endpoint('PUT /api/users/me/phone', {
+  body,
+  response: userResponse,
+  docs: {
+    summary: 'Link or change the phone number',
+    description: 'With a code sent to the new number by `POST /api/verify-code/send`. The old number is freed for others.',
+    errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_EXISTS'],
+  },
+  adapters: { secrets: secretsManagerSource },
+  run: ({ body, caller }, ctx) => changeTarget(ctx, caller, body.phone, body.verifyCode),
+});
