@@ -5,7 +5,7 @@ import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
-import { chooseLocale } from '../../shared/identity/messages';
+import { requestedLocale } from '../../shared/identity/messages';
 import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
 
@@ -33,10 +33,8 @@ export const handler = endpoint('POST /api/verify-code/send', {
   },
   adapters: { codeSender: awsCodeSender, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => {
-    const acceptLanguage = headerValue(headers, 'accept-language');
-    // Neither given: the account's own choice decides (undefined), read in the service.
-    const locale = body.locale === undefined && acceptLanguage === undefined ? undefined : chooseLocale(body.locale, acceptLanguage);
-    await sendCode(ctx, body.target, locale);
+    // Neither names a language we have: the account's own choice decides (undefined), read in the service.
+    await sendCode(ctx, body.target, requestedLocale(body.locale, headerValue(headers, 'accept-language')));
     return succeeded('Verification code sent.');
   },
 });

@@ -315,8 +315,9 @@ export async function changeIdentity(
   const condition = tokenIsCurrentCondition(token);
   // Accounts store a missing e-mail or phone as NULL.
   const previous = from === null ? 'attribute_not_exists(#field) OR attribute_type(#field, :null)' : '#field = :from';
+  // The marker first: of two accounts racing for one target with one code, the loser's first
+  // failed condition is the claim (ACCOUNT_EXISTS), not the code the winner spent.
   const writes: GuardedWrite[] = [
-    ...alongside,
     identityMarker(db, kind, to, token.userId, locale),
     {
       item: {
@@ -336,6 +337,7 @@ export async function changeIdentity(
       },
       onConditionFailed: () => new IdentityChangedError(),
     },
+    ...alongside,
   ];
   if (from !== null) {
     writes.push({

@@ -51,8 +51,11 @@ function acceptedLanguages(header: string | undefined): string[] {
     .map(({ range }) => range);
 }
 
-/** The first supported language of an explicit locale or an Accept-Language header. */
-export function chooseLocale(requested: string | undefined, acceptLanguage: string | undefined): Locale {
+/**
+ * The first supported language of an explicit locale or an Accept-Language header; undefined
+ * when neither names one (no header, or only `*` and languages we do not have).
+ */
+export function requestedLocale(requested: string | undefined, acceptLanguage: string | undefined): Locale | undefined {
   const candidates = [
     ...(requested ? [requested] : []),
     ...acceptedLanguages(acceptLanguage),
@@ -65,8 +68,12 @@ export function chooseLocale(requested: string | undefined, acceptLanguage: stri
     const sameLanguage = SUPPORTED_LOCALES.find((locale) => locale.toLowerCase().split('-')[0] === language);
     if (sameLanguage) return sameLanguage;
   }
-  return DEFAULT_LOCALE;
+  return undefined;
 }
+
+/** The same, falling back to English. */
+export const chooseLocale = (requested: string | undefined, acceptLanguage: string | undefined): Locale =>
+  requestedLocale(requested, acceptLanguage) ?? DEFAULT_LOCALE;
 
 export function renderCodeMessage(channel: CodeChannel, locale: Locale, args: MessageArguments): { subject: string; text: string } {
   const template = templates[locale];

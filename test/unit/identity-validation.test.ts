@@ -125,7 +125,9 @@ describe('POST /api/verify-code/send body', () => {
     await call('send', { type: 'email', target: 'a@example.com' }, { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.8' });
     await call('send', { type: 'email', target: 'a@example.com' });
     await call('send', { type: 'email', target: 'a@example.com', locale: 'fr' });
-    expect(vi.mocked(sendCode).mock.calls.map((args) => args[2])).toEqual(['zh-CN', 'zh-CN', undefined, 'en']);
+    await call('send', { type: 'email', target: 'a@example.com' }, { 'Accept-Language': '*' });
+    await call('send', { type: 'email', target: 'a@example.com' }, { 'Accept-Language': 'fr-FR, en;q=0.5' });
+    expect(vi.mocked(sendCode).mock.calls.map((args) => args[2])).toEqual(['zh-CN', 'zh-CN', undefined, undefined, undefined, 'en']);
   });
 });
 
