@@ -223,6 +223,8 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
     login = await logIn();
   }
   const session = await expectOk('Login', Promise.resolve(login));
+  // The demo user lives in Beijing: usage counts by the calendar days there, codes come in Chinese.
+  await expectOk('Setting the time zone', call('PATCH', '/api/users/me', { body: { timeZone: 'Asia/Shanghai', locale: 'zh-CN' }, token: session.token }));
 
   log(`Writing a month of demo data for ${DEMO_EMAIL} to ${base} ...`);
   const rng = random(20260129);
@@ -265,6 +267,21 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
           await expectOk('Editing a record', call('PATCH', `/api/transcriptions/${record.transcriptionRecordId}`, { body: { recordTitle }, token, at: later }));
         }
       }
+    }
+
+    // Some evenings the glasses record offline; the app syncs the record the next morning, saying
+    // when it began, so its usage counts on the evening's day.
+    if (daysAgo < DAYS - 1 && rng.next() < 0.25) {
+      const kind = rng.pick(RECORDINGS);
+      const body = {
+        recordTitle: `${rng.pick(kind.titles)} (offline)`,
+        text: kind.sentences.slice(0, 2).join(kind.language === 'zh-CN' ? '' : ' '),
+        language: kind.language,
+        durationSeconds: rng.int(kind.minutes[0] * 60, kind.minutes[1] * 60),
+        startedAt: new Date(day - 3 * 3_600_000 + rng.int(0, 59) * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      };
+      await expectOk('Syncing an offline record', call('POST', '/api/transcriptions', { body, token, at: morning, key: `seed-offline-${daysAgo}` }));
+      saved++;
     }
 
     // Settings change often in the first days, rarely later.

@@ -7,18 +7,19 @@ import {
   changeIdentity,
   findSessionBook,
   findUserForToken,
+  findUserIdByIdentity,
   replacePasswordInSession,
   updateProfileSettings,
 } from '../db/users-repository';
 import type { UserRecord } from '../db/users-repository';
 import { keys } from '../db/keys';
-import { InvalidCredentialsError, LoginLockedError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
+import { AccountExistsError, CodeInvalidError, InvalidCredentialsError, LoginLockedError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
 import { LOGIN_LOCK_POLICY } from '../identity/account-service';
 import { hashPassword, verifyPassword } from '../identity/passwords';
 import { openSession } from '../identity/session-service';
 import type { IssuedTokens } from '../identity/session-service';
 import type { Target } from '../identity/targets';
-import { checkCode } from '../identity/verification-service';
+import { checkCodeOrSpent } from '../identity/verification-service';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { canonicalTimeZone } from '../time-zones';
@@ -70,7 +71,14 @@ export async function updateSettings(
  * that claims the new target and frees the old one, so a failure leaves the old one working.
  */
 export async function changeTarget(ctx: ServiceContext, caller: AccountRef, target: Target, code: string): Promise<UserRecord> {
-  const spendCode = await checkCode(ctx, target.value, code);
+  const spendCode = await checkCodeOrSpent(ctx, target.value, code);
+  if (spendCode === 'spent') {
+    // The right code, already used: if another account claimed the target with it, that is what
+    // this request lost to (two accounts racing for one target); otherwise it is simply used.
+    const holder = await findUserIdByIdentity(ctx.db, target.kind, target.value);
+    if (holder !== undefined && holder !== caller.userId) throw new AccountExistsError('An account with this e-mail address or phone number already exists.');
+    throw new CodeInvalidError('The verification code is invalid or has expired.');
+  }
   for (let round = 0; round < CHANGE_ROUNDS; round++) {
     const user = await currentUserOf(ctx, caller);
     const from = user[target.kind];

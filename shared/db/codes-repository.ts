@@ -113,16 +113,17 @@ export async function discardUndeliveredCode(db: Database, target: string, codeI
 
 /**
  * Counts one wrong guess and returns how many there have been. Conditioned on the count being
- * below the maximum, so that any number of parallel guesses counts at most `maxAttempts`.
+ * below the maximum, so that any number of parallel guesses counts at most `maxAttempts`. With
+ * `spent`, it counts guesses at a code already used (see checkCodeOrSpent): those are limited too.
  */
-export async function countWrongGuess(db: Database, target: string, codeId: string, maxAttempts: number): Promise<number> {
+export async function countWrongGuess(db: Database, target: string, codeId: string, maxAttempts: number, spent = false): Promise<number> {
   try {
     const result = await db.client.send(
       new UpdateCommand({
         TableName: db.tableName,
         Key: keys.currentCode(target),
         UpdateExpression: 'ADD attempts :one',
-        ConditionExpression: 'codeId = :codeId AND attempts < :max AND attribute_not_exists(usedAt)',
+        ConditionExpression: `codeId = :codeId AND attempts < :max AND ${spent ? 'attribute_exists(usedAt)' : 'attribute_not_exists(usedAt)'}`,
         ExpressionAttributeValues: { ':one': 1, ':codeId': codeId, ':max': maxAttempts },
         ReturnValues: 'UPDATED_NEW',
       }),

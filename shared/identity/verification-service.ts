@@ -60,8 +60,27 @@ export async function sendCode(ctx: ServiceContext, target: Target, requested: L
  * that reaches the maximum voids the code.
  */
 export async function checkCode(ctx: ServiceContext, target: string, submitted: string): Promise<GuardedWrite> {
+  const checked = await checkCodeOrSpent(ctx, target, submitted);
+  if (checked === 'spent') throw new CodeInvalidError('The verification code is invalid or has expired.');
+  return checked;
+}
+
+/**
+ * checkCode, telling a right code that was already used ('spent') from a wrong one: only someone
+ * who holds the target's code learns it, so an operation may then say why the code was spent
+ * (another account claimed the target with it) without telling anyone else anything.
+ */
+export async function checkCodeOrSpent(ctx: ServiceContext, target: string, submitted: string): Promise<GuardedWrite | 'spent'> {
   const stored: StoredCode | undefined = await findCurrentCode(ctx.db, target);
   const now = epochSeconds(ctx.clock.now());
+  // A used code is told apart only while it would still be valid, and wrong guesses at it count
+  // toward the same five tries: it cannot be guessed at to learn who claimed the target.
+  if (stored?.usedAt !== undefined && stored.expiresAt > now && stored.attempts < MAX_CODE_ATTEMPTS) {
+    const { codeHashKey } = await ctx.keys();
+    if (codeMatches(codeHashKey, target, submitted, stored.codeHash)) return 'spent';
+    await countWrongGuess(ctx.db, target, stored.codeId, MAX_CODE_ATTEMPTS, true);
+    throw new CodeInvalidError('The verification code is invalid or has expired.');
+  }
   if (!stored || stored.usedAt !== undefined || stored.expiresAt <= now) {
     throw new CodeInvalidError('The verification code is invalid or has expired.');
   }

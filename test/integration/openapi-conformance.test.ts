@@ -177,6 +177,40 @@ describe('sign-in operations', () => {
   });
 });
 
+describe('profile', () => {
+  it('settings, e-mail, phone, password: 200, 400, 401, 413', async () => {
+    const frank = await signInWithCode(uniqueEmail('profile'));
+    expect((await call('PATCH', '/api/users/me', { token: frank.token, body: { timeZone: 'Asia/Kathmandu', locale: 'zh-CN' } })).status).toBe(200);
+    expect((await call('PATCH', '/api/users/me', { token: frank.token, body: { timeZone: 'Mars/Olympus' } })).status).toBe(400);
+    expect((await call('PATCH', '/api/users/me', { body: { locale: null } })).status).toBe(401);
+    expect((await call('PATCH', '/api/users/me', tooLarge(frank.token))).status).toBe(413);
+
+    const email = uniqueEmail('profile-new');
+    const code = await codeFor(email);
+    expect((await call('PUT', '/api/users/me/email', { token: frank.token, body: { email, verifyCode: code === '000000' ? '111111' : '000000' } })).body.error).toBe('CODE_INVALID');
+    expect((await call('PUT', '/api/users/me/email', { token: frank.token, body: { email, verifyCode: code } })).status).toBe(200);
+    expect((await call('PUT', '/api/users/me/email', { token: alice.token, body: { email, verifyCode: '123456' } })).body.error).toBe('CODE_INVALID');
+    expect((await call('PUT', '/api/users/me/email', { body: { email, verifyCode: code } })).status).toBe(401);
+    expect((await call('PUT', '/api/users/me/email', tooLarge(frank.token))).status).toBe(413);
+
+    const phone = uniquePhone();
+    expect((await call('PUT', '/api/users/me/phone', { token: frank.token, body: { phone, verifyCode: await codeFor(phone) } })).status).toBe(200);
+    api.clock.advance(61);
+    const taken = await call('PUT', '/api/users/me/phone', { token: alice.token, body: { phone, verifyCode: await codeFor(phone) } });
+    expect(taken.body.error).toBe('ACCOUNT_EXISTS');
+    expect((await call('PUT', '/api/users/me/phone', { token: frank.token, body: { phone: '12345' } })).status).toBe(400);
+    expect((await call('PUT', '/api/users/me/phone', { body: {} })).status).toBe(401);
+    expect((await call('PUT', '/api/users/me/phone', tooLarge(frank.token))).status).toBe(413);
+
+    expect((await call('PUT', '/api/users/me/password', { token: frank.token, body: { newPassword: 'violet-harbor-42' } })).status).toBe(200);
+    expect((await call('PUT', '/api/users/me/password', { token: frank.token, body: { currentPassword: 'wrong one', newPassword: 'quiet-meadow-17' } })).body.error).toBe(
+      'INVALID_CREDENTIALS',
+    );
+    expect((await call('PUT', '/api/users/me/password', { body: {} })).status).toBe(401);
+    expect((await call('PUT', '/api/users/me/password', tooLarge(frank.token))).status).toBe(413);
+  });
+});
+
 describe('sessions', () => {
   it('refresh, list, end one, end the others, logout with the refresh token: 200, 400, 401, 404, 413', async () => {
     const dave = await signInWithCode(uniqueEmail('sessions'));

@@ -151,6 +151,23 @@ describe('linking and changing the e-mail and phone', () => {
     expect(marker.Item?.userId).toBe(winner.body.userId);
   });
 
+  it('tells the holder of a code spent by another account ACCOUNT_EXISTS, but not someone guessing at it', async () => {
+    const a = await signInAs(uniqueEmail('first'));
+    const b = await signInAs(uniqueEmail('second'));
+    const target = uniqueEmail('claimed');
+    const verifyCode = await codeFor(target);
+    expect((await api.request('PUT', '/api/users/me/email', { token: a.token, body: { email: target, verifyCode } })).status).toBe(200);
+    // Later, not racing: the same (right, used) code answers what happened to the target.
+    expect((await api.request('PUT', '/api/users/me/email', { token: b.token, body: { email: target, verifyCode } })).body.error).toBe('ACCOUNT_EXISTS');
+    // The owner's own repeat is just a used code.
+    expect((await api.request('PUT', '/api/users/me/email', { token: a.token, body: { email: target, verifyCode } })).body.error).toBe('CODE_INVALID');
+    // Wrong guesses at the used code count toward the five tries; after them, even the right one tells nothing.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await api.request('PUT', '/api/users/me/email', { token: b.token, body: { email: target, verifyCode: wrongCode(verifyCode) } })).body.error).toBe('CODE_INVALID');
+    }
+    expect((await api.request('PUT', '/api/users/me/email', { token: b.token, body: { email: target, verifyCode } })).body.error).toBe('CODE_INVALID');
+  });
+
   it('applies the code rules of sign-in: five wrong tries void the code, and a code works once', async () => {
     const { token } = await signInAs(uniqueEmail('rules'));
     const target = uniqueEmail('rules-target');

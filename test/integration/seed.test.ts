@@ -36,7 +36,12 @@ describe('npm run seed', () => {
     const stats = await api.request('GET', '/api/behavior/stats', { token });
     expect(stats.body.loginCount).toBeGreaterThanOrEqual(25);
     expect(stats.body.events.length).toBeGreaterThanOrEqual(3);
-    expect((await api.request('GET', '/api/users/me', { token })).body.createdAt < records.body.at(-1).createdAt).toBe(true);
+    const user = (await api.request('GET', '/api/users/me', { token })).body;
+    expect(user.createdAt < records.body.at(-1).createdAt).toBe(true);
+    expect(user).toMatchObject({ timeZone: 'Asia/Shanghai', locale: 'zh-CN' });
+    // Records captured offline the evening before, synced in the morning: begun well before they were saved.
+    const offline = records.body.filter((record: { startedAt: string; createdAt: string }) => Date.parse(record.createdAt) - Date.parse(record.startedAt) > 3_600_000);
+    expect(offline.length).toBeGreaterThanOrEqual(2);
   }, 240_000);
 
   it('changes nothing when run again', async () => {
