@@ -190,8 +190,19 @@ class SchemaConverter {
       // zod drops `examples` of a transforming schema in input mode (they could be outputs); ours
       // are written on request schemas, as inputs.
       override: ({ zodSchema, jsonSchema }) => {
-        const examples = z.globalRegistry.get(zodSchema)?.examples;
+        const meta = z.globalRegistry.get(zodSchema);
+        const examples = meta?.examples;
         if (io === 'input' && examples && !jsonSchema.examples) jsonSchema.examples = examples as unknown[];
+        // Path and query parameters that arrive as digits and mean a number (`limit`, `days`, ids):
+        // documented as the integers they are, with their bounds, so generated clients take numbers.
+        const integer = meta?.integer as { minimum: number; maximum: number; default?: number } | undefined;
+        if (integer) {
+          delete jsonSchema.integer;
+          if (io === 'input') {
+            delete jsonSchema.pattern;
+            Object.assign(jsonSchema, { type: 'integer', ...integer });
+          }
+        }
       },
     }) as JsonSchema & { $defs?: Record<string, JsonSchema> };
     for (const [id, definition] of Object.entries($defs ?? {})) {
@@ -401,6 +412,9 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       title: 'Captioning account service',
       version,
       description: introduction(),
+      // The service is the deploying team's own (package.json is private): no open-source license.
+      license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'The team that deploys this service' },
     },
     servers: [
       { url: '.', description: 'Paths as the seed names them: <base>/api/...' },

@@ -16,7 +16,9 @@ const digits = (field: string, min: number, max: number, fallback: number) =>
       ),
       z.transform((value: number | undefined) => value ?? fallback),
     )
-    .check(z.meta({ description: `A whole number from ${min} to ${max}; ${fallback} when absent`, examples: [String(fallback)] }));
+    // `integer`: what the OpenAPI document says of it (infra/tools/openapi.ts): a query string holds
+    // digits, but a client generator should type the parameter as the number it means.
+    .check(z.meta({ description: `A whole number from ${min} to ${max}; ${fallback} when absent`, integer: { minimum: min, maximum: max, default: fallback } }));
 
 /** A query parameter that is a whole number in a range, with a default (`?days=`, `?limit=`). */
 export const boundedIntegerParameter = digits;

@@ -7,7 +7,7 @@ export const transcriptionPathParams = z.object({
     .pipe(
       z.string().check(
         z.regex(/^[1-9]\d{0,15}$/, 'must be a positive integer'),
-        z.meta({ description: 'The `transcriptionRecordId`', examples: ['1'] }),
+        z.meta({ description: 'The `transcriptionRecordId`', integer: { minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, examples: [1] }),
       ),
       z.transform(Number),
     )

@@ -50,6 +50,7 @@ describe('the committed OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
     const validated = await SwaggerParser.validate(structuredClone(fresh) as never);
     expect((validated as { openapi: string }).openapi).toBe('3.1.0');
+    expect(fresh.info).toMatchObject({ license: { name: expect.any(String), identifier: expect.any(String) }, contact: { name: expect.any(String) } });
   });
 
   it('has examples that match their schemas', () => {
