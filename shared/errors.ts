@@ -1,7 +1,10 @@
 /**
- * Domain errors. Each class has a stable UPPER_SNAKE `code` (the `error` field of a response body)
- * and keeps the underlying failure as `cause`, as jose's errors do. Only `shared/http/error-map.ts`
- * turns them into HTTP statuses; nothing else in the code base knows about status codes.
+ * Domain errors. Each class declares, once, everything about itself (jose style: the `code` is
+ * both static and on every instance): its stable UPPER_SNAKE `code` (the `error` field of a
+ * response body), the HTTP status and body `code` it answers with, and what it means to a caller.
+ * shared/http/error-map.ts turns an instance into a response from these; the OpenAPI generator
+ * (infra/tools/openapi.ts) documents every class from them. Nothing else knows about statuses.
+ * The underlying failure is kept as `cause`, as jose's errors do.
  */
 export abstract class DomainError extends Error {
   abstract readonly code: string;
@@ -12,21 +15,50 @@ export abstract class DomainError extends Error {
   }
 }
 
+/** The facts a declared error class carries as statics. */
+export interface ErrorDeclaration {
+  /** The `error` field of the body. */
+  code: string;
+  /** The HTTP status, and the body's `code`: 1 for the seed's rule violations, otherwise the status. */
+  http: { status: number; code: number };
+  /** For the API reference: what the error means to a caller. */
+  description: string;
+}
+
+/** Whether a value is a declared error class (a class with the statics of ErrorDeclaration). */
+export const isDeclaration = (value: unknown): value is ErrorDeclaration =>
+  typeof value === 'function' && typeof (value as Partial<ErrorDeclaration>).code === 'string' && typeof (value as Partial<ErrorDeclaration>).http === 'object';
+
+/** The declaration of an error's class; undefined for anything not declared here. */
+export function declarationOf(error: unknown): ErrorDeclaration | undefined {
+  if (!(error instanceof DomainError)) return undefined;
+  return isDeclaration(error.constructor) ? error.constructor : undefined;
+}
+
 export interface ValidationIssue {
   path: string;
   message: string;
 }
 
 export class InvalidJsonError extends DomainError {
-  readonly code = 'INVALID_JSON';
+  static readonly code = 'INVALID_JSON';
+  static readonly http = { status: 400, code: 400 };
+  static readonly description = 'the body is not JSON, or was sent without `Content-Type: application/json`';
+  readonly code = InvalidJsonError.code;
 }
 
 export class PayloadTooLargeError extends DomainError {
-  readonly code = 'PAYLOAD_TOO_LARGE';
+  static readonly code = 'PAYLOAD_TOO_LARGE';
+  static readonly http = { status: 413, code: 413 };
+  static readonly description = 'the body is larger than 1.5 MB';
+  readonly code = PayloadTooLargeError.code;
 }
 
 export class ValidationError extends DomainError {
-  readonly code = 'VALIDATION_FAILED';
+  static readonly code = 'VALIDATION_FAILED';
+  static readonly http = { status: 400, code: 400 };
+  static readonly description = 'a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem';
+  readonly code = ValidationError.code;
   constructor(
     message: string,
     readonly details: ValidationIssue[] = [],
@@ -36,7 +68,7 @@ export class ValidationError extends DomainError {
   }
 }
 
-/** Errors that tell the caller to come back later carry the wait in whole seconds. */
+/** Errors that tell the caller to come back later carry the wait in whole seconds (and `Retry-After`). */
 export abstract class RetryLaterError extends DomainError {
   constructor(
     message: string,
@@ -48,49 +80,82 @@ export abstract class RetryLaterError extends DomainError {
 }
 
 export class CodeCooldownError extends RetryLaterError {
-  readonly code = 'CODE_COOLDOWN';
+  static readonly code = 'CODE_COOLDOWN';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'a code was sent to this target less than 60 seconds ago (`Retry-After`)';
+  readonly code = CodeCooldownError.code;
 }
 
 export class CodeDailyLimitError extends RetryLaterError {
-  readonly code = 'CODE_DAILY_LIMIT';
+  static readonly code = 'CODE_DAILY_LIMIT';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'the daily number of codes for this target is reached (`Retry-After`)';
+  readonly code = CodeDailyLimitError.code;
 }
 
 export class LoginLockedError extends RetryLaterError {
-  readonly code = 'LOGIN_LOCKED';
+  static readonly code = 'LOGIN_LOCKED';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works';
+  readonly code = LoginLockedError.code;
 }
 
 export class CodeInvalidError extends DomainError {
-  readonly code = 'CODE_INVALID';
+  static readonly code = 'CODE_INVALID';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'the code is wrong, expired or already used (or was not sent to this target)';
+  readonly code = CodeInvalidError.code;
 }
 
 export class CodeAttemptsExceededError extends DomainError {
-  readonly code = 'CODE_ATTEMPTS_EXCEEDED';
+  static readonly code = 'CODE_ATTEMPTS_EXCEEDED';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'five wrong tries: the code is void; request a new one';
+  readonly code = CodeAttemptsExceededError.code;
 }
 
 export class AccountExistsError extends DomainError {
-  readonly code = 'ACCOUNT_EXISTS';
+  static readonly code = 'ACCOUNT_EXISTS';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'an account with this e-mail or phone exists';
+  readonly code = AccountExistsError.code;
 }
 
 export class InvalidCredentialsError extends DomainError {
-  readonly code = 'INVALID_CREDENTIALS';
+  static readonly code = 'INVALID_CREDENTIALS';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'wrong e-mail/phone or password (the same answer for unknown accounts)';
+  readonly code = InvalidCredentialsError.code;
 }
 
 export class DeviceBoundElsewhereError extends DomainError {
-  readonly code = 'DEVICE_BOUND_ELSEWHERE';
+  static readonly code = 'DEVICE_BOUND_ELSEWHERE';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'the device is bound to another account';
+  readonly code = DeviceBoundElsewhereError.code;
 }
 
 export class UnauthorizedError extends DomainError {
-  readonly code = 'UNAUTHORIZED';
+  static readonly code = 'UNAUTHORIZED';
+  static readonly http = { status: 401, code: 401 };
+  static readonly description = 'the token is missing, malformed, invalid or expired, or its account was deleted, its password reset or its session ended';
+  readonly code = UnauthorizedError.code;
 }
 
 /** A refresh token that is malformed, forged, or not of a session this service issued. */
 export class RefreshTokenInvalidError extends DomainError {
-  readonly code = 'REFRESH_TOKEN_INVALID';
+  static readonly code = 'REFRESH_TOKEN_INVALID';
+  static readonly http = { status: 401, code: 401 };
+  static readonly description = 'the refresh token is malformed or was not issued by this service: sign in again';
+  readonly code = RefreshTokenInvalidError.code;
 }
 
 /** The session was idle for SESSION_IDLE_DAYS or reached SESSION_MAX_DAYS: sign in again. */
 export class RefreshTokenExpiredError extends DomainError {
-  readonly code = 'REFRESH_TOKEN_EXPIRED';
+  static readonly code = 'REFRESH_TOKEN_EXPIRED';
+  static readonly http = { status: 401, code: 401 };
+  static readonly description = 'the session was idle for SESSION_IDLE_DAYS or is older than SESSION_MAX_DAYS: sign in again';
+  readonly code = RefreshTokenExpiredError.code;
 }
 
 /**
@@ -99,23 +164,38 @@ export class RefreshTokenExpiredError extends DomainError {
  * exactly like the others, so whoever replayed a stolen token learns nothing more.
  */
 export class SessionEndedError extends DomainError {
-  readonly code = 'SESSION_ENDED';
+  static readonly code = 'SESSION_ENDED';
+  static readonly http = { status: 401, code: 401 };
+  static readonly description = 'the session of this refresh token has ended (signed out, ended from another device, a password reset, or a refresh token used twice): sign in again';
+  readonly code = SessionEndedError.code;
 }
 
 export class NotFoundError extends DomainError {
-  readonly code = 'NOT_FOUND';
+  static readonly code = 'NOT_FOUND';
+  static readonly http = { status: 404, code: 404 };
+  static readonly description = 'no such resource of yours';
+  readonly code = NotFoundError.code;
 }
 
 /** An Idempotency-Key used again within its lifetime for a different request. */
 export class IdempotencyKeyReusedError extends DomainError {
-  readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  static readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  static readonly http = { status: 422, code: 422 };
+  static readonly description = 'the `Idempotency-Key` was used in the last 24 hours for a different request';
+  readonly code = IdempotencyKeyReusedError.code;
 }
 
 export class DeliveryFailedError extends DomainError {
-  readonly code = 'DELIVERY_FAILED';
+  static readonly code = 'DELIVERY_FAILED';
+  static readonly http = { status: 503, code: 1 };
+  static readonly description = 'the code could not be e-mailed or texted; no code is pending and the cooldown is released';
+  readonly code = DeliveryFailedError.code;
 }
 
 /** A dependency (DynamoDB, Secrets Manager) is unavailable after retries: worth retrying later. */
 export class ServiceUnavailableError extends DomainError {
-  readonly code = 'SERVICE_UNAVAILABLE';
+  static readonly code = 'SERVICE_UNAVAILABLE';
+  static readonly http = { status: 503, code: 503 };
+  static readonly description = 'the database is busy or the request kept colliding with concurrent ones; retry shortly';
+  readonly code = ServiceUnavailableError.code;
 }

@@ -4,7 +4,6 @@ import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import * as domainErrors from '../../shared/errors';
 import type { DocumentedHeader, ProxyHandler } from '../../shared/http/endpoint';
-import { HTTP_BY_ERROR_CODE } from '../../shared/http/error-map';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { CORS_EXPOSED_HEADERS } from '../../shared/http/headers';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
@@ -80,43 +79,46 @@ const TAGS: Record<string, { name: string; description: string }> = {
   openapi: { name: 'Service', description: '' },
 };
 
-/** What each `error` means to a caller; every name the service can answer must have a line. */
-const ERROR_MEANINGS: Record<string, string> = {
-  INVALID_JSON: 'the body is not JSON, or was sent without `Content-Type: application/json`',
-  VALIDATION_FAILED: 'a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem',
-  PAYLOAD_TOO_LARGE: `the body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`,
-  CODE_COOLDOWN: 'a code was sent to this target less than 60 seconds ago (`Retry-After`)',
-  CODE_DAILY_LIMIT: 'the daily number of codes for this target is reached (`Retry-After`)',
-  CODE_INVALID: 'the code is wrong, expired or already used (or was not sent to this target)',
-  CODE_ATTEMPTS_EXCEEDED: 'five wrong tries: the code is void; request a new one',
-  ACCOUNT_EXISTS: 'an account with this e-mail or phone exists',
-  INVALID_CREDENTIALS: 'wrong e-mail/phone or password (the same answer for unknown accounts)',
-  LOGIN_LOCKED: 'too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works',
-  DEVICE_BOUND_ELSEWHERE: 'the device is bound to another account',
-  UNAUTHORIZED: 'the token is missing, malformed, invalid or expired, or its account was deleted or its password reset',
-  REFRESH_TOKEN_INVALID: 'the refresh token is malformed or was not issued by this service: sign in again',
-  REFRESH_TOKEN_EXPIRED: 'the session was idle for SESSION_IDLE_DAYS or is older than SESSION_MAX_DAYS: sign in again',
-  SESSION_ENDED: 'the session of this refresh token has ended (signed out, ended from another device, a password reset, or a refresh token used twice): sign in again',
-  NOT_FOUND: 'no such resource of yours',
-  IDEMPOTENCY_KEY_REUSED: `the \`${IDEMPOTENCY_HEADER}\` was used in the last 24 hours for a different request`,
-  THROTTLED: 'too many requests (gateway throttling, or the per-IP limit on code requests)',
-  DELIVERY_FAILED: 'the code could not be e-mailed or texted; no code is pending and the cooldown is released',
-  SERVICE_UNAVAILABLE: 'the database is busy or the request kept colliding with concurrent ones; retry shortly',
-  INTERNAL: 'an unexpected error; `requestId` identifies it in the logs',
+/** Every domain error class of shared/errors.ts, by its `error` name, with what it declares. */
+const DECLARED: Record<string, domainErrors.ErrorDeclaration> = Object.fromEntries(
+  Object.values(domainErrors)
+    .flatMap((value) => (domainErrors.isDeclaration(value) ? [value] : []))
+    // By status, then name: a module namespace's order is not the same under every loader.
+    .sort((a, b) => a.http.status - b.http.status || a.code.localeCompare(b.code))
+    .map((declaration) => [declaration.code, declaration]),
+);
+
+// The limit is stated in words in shared/errors.ts (the domain knows no HTTP module): keep it true.
+if (!DECLARED.PAYLOAD_TOO_LARGE?.description.includes(`${MAX_BODY_BYTES / 1024 / 1024} MB`)) {
+  throw new Error(`PayloadTooLargeError's description must say ${MAX_BODY_BYTES / 1024 / 1024} MB (shared/http/request.ts MAX_BODY_BYTES)`);
+}
+
+/** The gateway's own answers (shared/http/gateway-responses.ts), which no domain error declares. */
+const GATEWAY_ERRORS: Record<string, domainErrors.ErrorDeclaration> = {
+  THROTTLED: {
+    code: 'THROTTLED',
+    http: { status: GATEWAY_RESPONSES.THROTTLED.status, code: GATEWAY_RESPONSES.THROTTLED.body.code },
+    description: 'too many requests (gateway throttling, or the per-IP limit on code requests)',
+  },
+  INTERNAL: {
+    code: 'INTERNAL',
+    http: { status: GATEWAY_RESPONSES.DEFAULT_5XX.status, code: GATEWAY_RESPONSES.DEFAULT_5XX.body.code },
+    description: 'an unexpected error; `requestId` identifies it in the logs',
+  },
 };
 
-/** HTTP status and body code of every `error` name: the handlers' (error-map.ts) and the gateway's. */
-const ERROR_STATUS: Record<string, { status: number; code: number }> = {
-  ...HTTP_BY_ERROR_CODE,
-  THROTTLED: { status: GATEWAY_RESPONSES.THROTTLED.status, code: GATEWAY_RESPONSES.THROTTLED.body.code },
-  INTERNAL: { status: GATEWAY_RESPONSES.DEFAULT_5XX.status, code: GATEWAY_RESPONSES.DEFAULT_5XX.body.code },
-};
+/** What each `error` means to a caller, and its HTTP status and body code: the handlers' and the gateway's. */
+const ERRORS: Record<string, domainErrors.ErrorDeclaration> = { ...DECLARED, ...GATEWAY_ERRORS };
+const ERROR_MEANINGS: Record<string, string> = Object.fromEntries(Object.entries(ERRORS).map(([name, error]) => [name, error.description]));
+const ERROR_STATUS: Record<string, { status: number; code: number }> = Object.fromEntries(
+  Object.entries(ERRORS).map(([name, error]) => [name, error.http]),
+);
 
 /** The `error` names whose answers carry `Retry-After`: those of the RetryLaterError classes. */
 const RETRY_AFTER_ERRORS = new Set(
   Object.values(domainErrors)
     .filter((value): value is typeof domainErrors.RetryLaterError => typeof value === 'function' && value.prototype instanceof domainErrors.RetryLaterError)
-    .map((ErrorClass) => new (ErrorClass as unknown as new (message: string, seconds: number) => domainErrors.RetryLaterError)('', 1).code),
+    .map((ErrorClass) => (ErrorClass as unknown as domainErrors.ErrorDeclaration).code),
 );
 
 const STATUS_TEXT: Record<number, string> = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as errors from '../../shared/errors';
-import { HTTP_BY_ERROR_CODE, errorResponse } from '../../shared/http/error-map';
+import { errorResponse } from '../../shared/http/error-map';
 
 type ErrorClass = new (...args: any[]) => errors.DomainError;
 const isDomainErrorClass = (value: unknown): value is ErrorClass =>
@@ -19,13 +19,24 @@ describe('error map', () => {
     );
   });
 
-  it('maps every DomainError subclass to an HTTP status and body code', () => {
+  it('answers every domain error with a 4xx or a 503 carrying its own name and message, never a bare 500', () => {
     for (const { name, error } of instances) {
-      expect(HTTP_BY_ERROR_CODE[error.code], `${name} (${error.code}) has no HTTP mapping`).toBeDefined();
       const response = errorResponse(error, 'req-1');
-      expect(response.status, name).not.toBe(500);
-      expect(response.body, name).toMatchObject({ code: HTTP_BY_ERROR_CODE[error.code]!.code, error: error.code });
+      expect([400, 401, 404, 413, 422, 503], name).toContain(response.status);
+      expect(response.body, name).toMatchObject({ error: error.code, message: 'message for the caller' });
+      // The body code is the status, or 1 for the seed's rule violations (always with a 400 or a 503).
+      expect([response.status, 1], name).toContain(response.body.code);
     }
+  });
+
+  it('declares code, status and description once per class, the instance code equal to the static one', () => {
+    for (const { name, error } of instances) {
+      const declaration = errors.declarationOf(error)!;
+      expect(declaration, name).toBeDefined();
+      expect(error.code, name).toBe(declaration.code);
+      expect(declaration.description.length, name).toBeGreaterThan(10);
+    }
+    expect(new Set(instances.map(({ error }) => error.code)).size).toBe(instances.length);
   });
 
   it('gives the contract rows their status and code', () => {
@@ -44,7 +55,10 @@ describe('error map', () => {
       NOT_FOUND: [404, 404],
       DELIVERY_FAILED: [503, 1],
     };
-    for (const [code, [status, bodyCode]] of Object.entries(expected)) expect([code, HTTP_BY_ERROR_CODE[code]]).toEqual([code, { status, code: bodyCode }]);
+    const byCode = new Map(instances.map(({ error }) => [error.code, errorResponse(error, undefined)]));
+    for (const [code, [status, bodyCode]] of Object.entries(expected)) {
+      expect([code, byCode.get(code)?.status, byCode.get(code)?.body.code]).toEqual([code, status, bodyCode]);
+    }
   });
 
   it('adds Retry-After and retryAfterSeconds for errors that say when to come back', () => {
