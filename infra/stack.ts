@@ -31,19 +31,18 @@ import { SMS_WILDCARD_REASON, grantNeeds } from './constructs/grants';
 import type { GrantTargets, Needs } from './constructs/grants';
 import { ACCESS_LOG_FORMAT, Operations } from './constructs/operations';
 import {
+  AUTHORIZER_MEMORY_MB,
   DEFAULT_TIMEOUT,
-  PASSWORD_HASHING_MEMORY_MB,
   SMALL_MEMORY_MB,
   ServiceFunction,
   constructIdOf,
+  memoryMbOf,
 } from './constructs/service-function';
 import { readStageSettings } from './stage-settings';
 import type { StageSettings } from './stage-settings';
 
 /** scrypt at the contract's parameters takes ~0.5 s on a full vCPU; a login may hash twice (upgrade). */
 const PASSWORD_HASHING_TIMEOUT = Duration.seconds(15);
-/** The authorizer runs before every uncached Bearer request: a bit more CPU makes its cold start shorter. */
-const AUTHORIZER_MEMORY_MB = 512;
 /** The per-IP WAF rule covers the code endpoints. */
 const CODE_PATH_PREFIX = '/api/verify-code/';
 
@@ -187,7 +186,7 @@ export class ServiceStack extends Stack {
         ...baseFunction,
         entry: route.entry,
         description: routeId(route),
-        memorySize: route.hashesPasswords ? PASSWORD_HASHING_MEMORY_MB : SMALL_MEMORY_MB,
+        memorySize: memoryMbOf(route),
         timeout: route.hashesPasswords ? PASSWORD_HASHING_TIMEOUT : DEFAULT_TIMEOUT,
         environment: functionEnvironment(route),
         wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
