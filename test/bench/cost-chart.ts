@@ -17,6 +17,7 @@ const COLORS: Record<keyof Breakdown, string> = {
   storage: '#76b7b2',
 };
 const ANCHOR_COLOR = '#bab0ac';
+const OURS_COLOR = '#2f4b7c';
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const usd = (value: number) => `$${value.toFixed(2)}`;
@@ -34,7 +35,11 @@ export function costChart(report: CostReport, prices: Prices, profileName: strin
       label: 'This service, every operation',
       segments: (Object.keys(COLORS) as (keyof Breakdown)[]).map((key) => ({ value: parts[key], color: COLORS[key] })),
     },
-    { label: 'This service, sign-in only', segments: [{ value: report.details.identityPerThousandMauUsd, color: COLORS.apiGateway }] },
+    {
+      label: 'The same, transactions billed per item',
+      segments: [{ value: report.details.withPerItemTransactions.perThousandMauUsd, color: OURS_COLOR }],
+    },
+    { label: 'This service, sign-in only', segments: [{ value: report.details.identityPerThousandMauUsd, color: OURS_COLOR }] },
     ...prices.anchors.map((anchor) => {
       const value = anchorAtScale(anchor, mau);
       return { label: anchor.name, segments: value === null ? [] : [{ value, color: ANCHOR_COLOR }], note: value === null ? 'not published at this scale' : undefined };
@@ -42,8 +47,8 @@ export function costChart(report: CostReport, prices: Prices, profileName: strin
   ];
   const goal = report.details.goal.maxPerThousandMauUsd;
   const largest = Math.max(goal, ...rows.map((row) => row.segments.reduce((sum, segment) => sum + segment.value, 0)));
-  const left = 270;
-  const width = 760;
+  const left = 310;
+  const width = 860;
   const barWidth = width - left - 90;
   const rowHeight = 30;
   const top = 48;
@@ -75,7 +80,7 @@ export function costChart(report: CostReport, prices: Prices, profileName: strin
     `<text x="${goalX.toFixed(1)}" y="${top + rows.length * rowHeight + 16}" text-anchor="middle" fill="#000">goal ${usd(goal)} (1/5 of ${escape(report.details.goal.anchor)} list price)</text>`,
   );
   legendKeys.forEach((key, index) => {
-    const x = 12 + (index % 2) * 370;
+    const x = 12 + (index % 2) * 420;
     const y = legendTop + Math.floor(index / 2) * 20;
     out.push(`<rect x="${x}" y="${y}" width="12" height="12" fill="${COLORS[key]}"/>`, `<text x="${x + 18}" y="${y + 11}">${escape(BREAKDOWN_LABELS[key])}: ${usd(parts[key])}</text>`);
   });

@@ -59,8 +59,6 @@ export const profileSchema = z.object({
   coldStartShare: z.number().min(0).max(1),
   /** How long stored data stays, on average: the table holds this many months of each user's writes. */
   dataRetainedMonths: z.number().nonnegative(),
-  /** API Gateway's default X-Ray sampling rule: the first request each second, then a fixed share. */
-  xRay: z.object({ reservoirPerSecond: z.number().nonnegative(), fixedRate: z.number().min(0).max(1) }),
   /** Which channel verification codes go by: e-mail, and SMS by country (ISO code). Shares sum to 1. */
   codeChannels: z.object({ email: z.number().min(0).max(1), sms: z.record(z.string(), z.number().min(0).max(1)) }),
 });
@@ -117,13 +115,22 @@ function addScaled(into: Breakdown, from: Breakdown, factor: number): Breakdown 
   return into;
 }
 
+/** An X-Ray sampling rule: the first `reservoirPerSecond` requests of each second, then a fixed share. */
+export interface TraceSampling {
+  reservoirPerSecond: number;
+  fixedRate: number;
+}
+
+/** What the deployment decides, read from the stack and the settings by the caller. */
 export interface ModelSettings {
   /** AUTHORIZER_CACHE_SECONDS of the deployment (shared/config.ts default). */
   authorizerCacheSeconds: number;
+  /** The stack's sampling rule (infra/stack.ts API_TRACE_SAMPLING). */
+  traceSampling: TraceSampling;
 }
 
 /** The share of requests X-Ray records at a steady `requestsPerSecond`. */
-export function sampledShare(requestsPerSecond: number, xRay: UsageProfile['xRay']): number {
+export function sampledShare(requestsPerSecond: number, xRay: TraceSampling): number {
   if (requestsPerSecond <= 0) return 0;
   const reservoir = Math.min(requestsPerSecond, xRay.reservoirPerSecond);
   return (reservoir + xRay.fixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
@@ -244,7 +251,7 @@ function sums(
 
   const requestsPerUser = operations.reduce((sum, operation) => sum + calls(operation.operation), 0);
   const requestsPerSecond = (requestsPerUser * profile.mau) / SECONDS_PER_MONTH;
-  const xRayShare = sampledShare(requestsPerSecond, profile.xRay);
+  const xRayShare = sampledShare(requestsPerSecond, settings.traceSampling);
 
   // One authorizer run per token per cache window: a session of N minutes spans ceil(N*60/ttl)
   // windows, and a refreshed token is a new cache key. Never more runs than Bearer calls.

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { parseConfig } from '../../shared/config';
 import { routeId, routes } from '../../shared/routes';
 import { AUTHORIZER, BASELINE_DYNAMODB, BASELINE_EMPTY, baselineTargets, buildBundles, functionTargets } from './bundles';
@@ -21,6 +22,7 @@ import { startBench } from './harness';
  *
  *   --profile FILE   usage profile (default cost/usage-profile.json)
  *   --prices FILE    prices (default cost/prices.json)
+ *   --mau N          the scale to compute at, instead of the profile's `mau` (X-Ray sampling depends on it)
  *   --json FILE      writes the report as JSON
  *   --svg FILE       writes the chart (the README's is cost/cost-per-thousand-mau.svg)
  *   --bench FILE     takes init times from a `npm run bench -- --json` report instead of measuring
@@ -130,7 +132,8 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
 async function main() {
   const profileFile = option('--profile');
   const pricesFile = option('--prices');
-  const profile = profileFile ? readProfile(profileFile) : readProfile();
+  const mau = option('--mau');
+  const profile = { ...(profileFile ? readProfile(profileFile) : readProfile()), ...(mau ? { mau: Number(mau) } : {}) };
   const prices = pricesFile ? readPrices(pricesFile) : readPrices();
   for (const id of Object.keys(profile.callsPerUserPerMonth)) {
     if (!routes.some((route) => routeId(route) === id)) log(`warning: the profile names ${id}, which is not in the route table: skipped`);
@@ -156,7 +159,7 @@ async function main() {
     authorizer: { ...measured.authorizer, initMs: init.get(AUTHORIZER) ?? fallbackInit },
     prices,
     profile,
-    settings: { authorizerCacheSeconds: parseConfig({ TABLE_NAME: 'cost' }).AUTHORIZER_CACHE_SECONDS },
+    settings: { authorizerCacheSeconds: parseConfig({ TABLE_NAME: 'cost' }).AUTHORIZER_CACHE_SECONDS, traceSampling: API_TRACE_SAMPLING },
   });
   print(report, measured, profile, prices);
 

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
 import { RUNTIME } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
+import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponseType } from '../../shared/http/gateway-responses';
@@ -423,6 +424,18 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     }
     const logGroup = resources[refOf(properties.AccessLogSetting.DestinationArn)!]!;
     expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('samples traces of this stage only, at the rate the cost model prices (npm run cost)', () => {
+    const rules = ofType(resources, 'AWS::XRay::SamplingRule').map(([, rule]) => rule.Properties.SamplingRule);
+    expect(rules).toHaveLength(1);
+    const [api] = ofType(resources, 'AWS::ApiGateway::RestApi');
+    expect(rules[0]).toMatchObject({
+      ServiceName: `${api![1].Properties.Name}/${stage().StageName}`,
+      ServiceType: 'AWS::ApiGateway::Stage',
+      ReservoirSize: API_TRACE_SAMPLING.reservoirPerSecond,
+      FixedRate: API_TRACE_SAMPLING.fixedRate,
+    });
   });
 
   it('alarms on the 5xx rate, throttled requests, authorizer failures and every route and job function error', () => {

@@ -65,7 +65,6 @@ describe('cost model arithmetic', () => {
     minutesPerSession: 12,
     coldStartShare: 0,
     dataRetainedMonths: 0,
-    xRay: { reservoirPerSecond: 0, fixedRate: 0 },
     codeChannels: { email: 1, sms: {} },
   };
   const measure = (operation: string, overrides: Partial<OperationMeasure> = {}) => ({
@@ -119,7 +118,7 @@ describe('cost model arithmetic', () => {
       authorizer,
       prices,
       profile,
-      settings: { authorizerCacheSeconds: 300 },
+      settings: { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 } },
     });
     expect(report.details.unknownOperations).toEqual(['POST /api/not/yet']);
     expect(report.details.requestsPerUserPerMonth).toBe(101);
@@ -137,7 +136,7 @@ describe('cost model arithmetic', () => {
       authorizer,
       prices,
       profile: { ...profile, callsPerUserPerMonth: { 'GET /api/users/me': 4 } },
-      settings: { authorizerCacheSeconds: 0 },
+      settings: { authorizerCacheSeconds: 0, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 } },
     });
     expect(report.details.authorizerInvocationsPerUserPerMonth).toBe(4);
   });
