@@ -182,6 +182,8 @@ export interface OperationCost {
   dynamoRequests: number;
   readUnits: number;
   writeUnits: number;
+  /** Beyond the shape: the floor of what DynamoDB bills for the same writes. */
+  writeUnitsPerItemFloor: number;
   handlerMs: number;
   memoryMb: number;
   logBytes: number;
@@ -205,6 +207,8 @@ export interface CostReport {
     /** USD per 1 000 MAU of each operation (its calls), storage included, authorizer apart. */
     perThousandMauByOperation: { operation: string; usd: number }[];
     authorizerPerThousandMauUsd: number;
+    /** One authorizer run, priced like an operation (no gateway request, no access log line). */
+    authorizerUsdPerMillionRuns: number;
     /** The sign-in part only: identity routes (those that read the root secret, and logout) and the authorizer. */
     identityPerThousandMauUsd: number;
     /**
@@ -277,6 +281,7 @@ function sums(
       dynamoRequests: operation.dynamoRequests,
       readUnits: operation.readUnits,
       writeUnits: operation.writeUnits,
+      writeUnitsPerItemFloor: operation.writeUnitsPerItemFloor,
       handlerMs: operation.handlerMs,
       memoryMb: operation.memoryMb,
       logBytes: operation.functionLogBytes + operation.accessLogBytes,
@@ -307,6 +312,7 @@ function sums(
       perThousandMauByComponent: Object.fromEntries(Object.entries(perUser).map(([key, value]) => [key, round(value * 1000, 4)])) as unknown as Breakdown,
       perThousandMauByOperation: perOperation.map((entry) => ({ ...entry, usd: round(entry.usd, 4) })).sort((a, b) => b.usd - a.usd),
       authorizerPerThousandMauUsd: round(total(authorizerMonthly) * 1000, 4),
+      authorizerUsdPerMillionRuns: round(total(authorizerCost(authorizer, prices.prices, profile)) * 1e6, 4),
       identityPerThousandMauUsd: round(total(identity) * 1000, 4),
       withPerItemTransactions,
       unknownOperations,
