@@ -17,7 +17,7 @@ import { startBench } from './harness';
 /**
  * `npm run cost [-- options]`: every route of the route table through its real handler against
  * DynamoDB Local (test/bench/cost-drivers.ts), priced with cost/prices.json and weighted by a
- * usage profile. Not part of npm test (about 2 minutes); test/integration/capacity-budget.test.ts
+ * usage profile. Not part of npm test (about a minute); test/integration/capacity-budget.test.ts
  * holds the counts in npm test.
  *
  *   --profile FILE   usage profile (default cost/usage-profile.json)

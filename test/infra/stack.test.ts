@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
-import { RUNTIME } from '../../infra/constructs/service-function';
+import { AUTHORIZER_MEMORY_MB, RUNTIME, memoryMbOf } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
@@ -176,11 +176,14 @@ describe('functions', () => {
       const { MemorySize, Timeout } = resources[functionOf.get(route)!]!.Properties;
       if (route.hashesPasswords) expect(MemorySize, routeId(route)).toBeGreaterThanOrEqual(1769);
       else expect(MemorySize, routeId(route)).toBeLessThanOrEqual(512);
+      // What npm run cost prices each function's duration with.
+      expect(MemorySize, routeId(route)).toBe(memoryMbOf(route));
       // Below API Gateway's 29 s integration timeout: the function's own error is the one logged.
       expect(Timeout, routeId(route)).toBeGreaterThanOrEqual(3);
       expect(Timeout, routeId(route)).toBeLessThan(29);
     }
     expect(ALL_ROUTES.some((route) => route.hashesPasswords)).toBe(true);
+    expect(resources[authorizerFunctionId]!.Properties.MemorySize).toBe(AUTHORIZER_MEMORY_MB);
   });
 
   it('receive the service settings, and the secret ARN exactly when their entry reads the secret', () => {
