@@ -20,6 +20,12 @@ export const RUNTIME = Runtime.NODEJS_24_X;
 /** scrypt at N=2^17, r=8 is CPU-bound: Lambda gives a full vCPU from 1769 MB. */
 export const PASSWORD_HASHING_MEMORY_MB = 1769;
 export const SMALL_MEMORY_MB = 256;
+/** The authorizer runs before every uncached Bearer request: a bit more CPU makes its cold start shorter. */
+export const AUTHORIZER_MEMORY_MB = 512;
+
+/** A route's function memory: the stack sizes it with this, and the cost model (npm run cost) prices it. */
+export const memoryMbOf = (route: { hashesPasswords: boolean }): number =>
+  route.hashesPasswords ? PASSWORD_HASHING_MEMORY_MB : SMALL_MEMORY_MB;
 
 /**
  * A role whose statements all live in one inline policy instead of a separate AWS::IAM::Policy

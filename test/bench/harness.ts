@@ -17,6 +17,8 @@ import type { RouteDefinition } from '../../shared/routes';
 import { overridePorts } from '../../shared/runtime';
 import { MovableClock } from '../support/movable-clock';
 import { PROJECT_ROOT } from './bundles';
+import { consumedCapacityMiddleware, emptyUsage } from './consumed-capacity';
+import type { DynamoUsage } from './consumed-capacity';
 
 /**
  * The in-process side of the benchmarks: the real handler modules (as the local server loads
@@ -42,6 +44,16 @@ export interface RequestSpec {
   headers?: Record<string, string>;
 }
 
+/** What a piece of work cost beyond its time: DynamoDB, log lines written, messages delivered. */
+export interface WorkUsage {
+  dynamo: DynamoUsage;
+  /** UTF-8 bytes of the log lines the service wrote, one newline each (as Lambda forwards stdout). */
+  logBytes: number;
+  logLines: number;
+  /** Verification messages delivered, by channel (SES for e-mail, SNS for SMS on AWS). */
+  messages: { email: number; sms: number };
+}
+
 /** One `send` of the document client, as the handler issued it. */
 export interface RecordedCommand {
   Command: new (input: never) => object;
@@ -65,7 +77,11 @@ export interface Bench {
   record(work: () => Promise<unknown>): Promise<RecordedCommand[]>;
   /** Runs `work` and counts the HTTP requests DynamoDB received (retries included). */
   countRequests(work: () => Promise<unknown>): Promise<number>;
+  /** Runs `work` and returns what it cost: DynamoDB requests and units, log bytes, messages. */
+  usage(work: () => Promise<unknown>): Promise<WorkUsage>;
   signUp(label: string, password?: string): Promise<Account>;
+  /** Invokes the real TOKEN authorizer with a bearer token, as API Gateway does on a cache miss. */
+  authorize(token: string): Promise<APIGatewayAuthorizerResult>;
   close(): Promise<void>;
 }
 
@@ -116,7 +132,13 @@ export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Prom
     LOG_LEVEL: 'info',
   });
   await ensureTable(dynamo.endpoint, config.TABLE_NAME);
-  setLogSink(() => undefined);
+  // Lines are dropped, but counted while `usage` measures: what CloudWatch Logs would ingest.
+  let logs: { bytes: number; lines: number } | undefined;
+  setLogSink((line) => {
+    if (!logs) return;
+    logs.bytes += Buffer.byteLength(line) + 1;
+    logs.lines++;
+  });
   useConfig(config);
   const clock = new MovableClock();
   const outbox = new DevOutbox(clock, false);
@@ -135,6 +157,8 @@ export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Prom
     { marshallOptions: { removeUndefinedValues: true } },
   );
   const serviceClient = database(config).client;
+  let dynamoUsage: DynamoUsage | undefined;
+  serviceClient.middlewareStack.add(...consumedCapacityMiddleware(() => dynamoUsage));
 
   const handlers = new Map<string, Promise<ProxyHandler>>();
   const handler = (route: RouteDefinition) => {
@@ -272,6 +296,36 @@ export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Prom
     return requests;
   }
 
+  async function usage(work: () => Promise<unknown>): Promise<WorkUsage> {
+    if (dynamoUsage || logs) throw new Error('usage() does not nest: measure one piece of work at a time');
+    const before = outbox.list();
+    dynamoUsage = emptyUsage();
+    logs = { bytes: 0, lines: 0 };
+    const measured = { dynamo: dynamoUsage, logs };
+    try {
+      await work();
+    } finally {
+      dynamoUsage = undefined;
+      logs = undefined;
+    }
+    const delivered = outbox.list().slice(0, outbox.list().length - before.length);
+    return {
+      dynamo: measured.dynamo,
+      logBytes: measured.logs.bytes,
+      logLines: measured.logs.lines,
+      messages: { email: delivered.filter((entry) => entry.channel === 'email').length, sms: delivered.filter((entry) => entry.channel === 'sms').length },
+    };
+  }
+
+  async function authorizeToken(token: string): Promise<APIGatewayAuthorizerResult> {
+    authorize ??= import(pathToFileURL(join(PROJECT_ROOT, authorizer.entry)).href).then((module: { handler: AuthorizerHandler }) => module.handler);
+    return (await authorize)({
+      type: 'TOKEN',
+      authorizationToken: `Bearer ${token}`,
+      methodArn: `arn:aws:execute-api:us-east-1:${ACCOUNT_ID}:${API_ID}/${STAGE}/GET/api/users/me`,
+    });
+  }
+
   let signUps = 0;
   async function signUp(label: string, password?: string): Promise<Account> {
     const email = `${label}-${process.pid}-${signUps++}@example.com`;
@@ -282,12 +336,7 @@ export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Prom
         await call<{ token: string; userId: number }>('POST /api/auth/login', { body: { email, password } }))
       : await call<{ token: string; userId: number }>('POST /api/verify-code/verify', { body: { target: email, verifyCode: code } });
     // The real authorizer decides, and its context reaches the handler as API Gateway passes it.
-    authorize ??= import(pathToFileURL(join(PROJECT_ROOT, authorizer.entry)).href).then((module: { handler: AuthorizerHandler }) => module.handler);
-    const decision = await (await authorize)({
-      type: 'TOKEN',
-      authorizationToken: `Bearer ${signedIn.token}`,
-      methodArn: `arn:aws:execute-api:us-east-1:${ACCOUNT_ID}:${API_ID}/${STAGE}/GET/api/users/me`,
-    });
+    const decision = await authorizeToken(signedIn.token);
     const context = Object.fromEntries(Object.entries(decision.context ?? {}).map(([key, value]) => [key, String(value)]));
     return { userId: signedIn.userId, email, token: signedIn.token, authorizer: { principalId: decision.principalId, ...context } };
   }
@@ -304,7 +353,9 @@ export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Prom
     context: (route, proxyEvent) => lambdaContext(route, proxyEvent.requestContext.requestId),
     record,
     countRequests,
+    usage,
     signUp,
+    authorize: authorizeToken,
     close: async () => {
       bare.destroy();
       serviceClient.destroy();

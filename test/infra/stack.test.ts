@@ -4,8 +4,9 @@ import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
-import { RUNTIME } from '../../infra/constructs/service-function';
+import { AUTHORIZER_MEMORY_MB, RUNTIME, memoryMbOf } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
+import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponseType } from '../../shared/http/gateway-responses';
@@ -175,11 +176,14 @@ describe('functions', () => {
       const { MemorySize, Timeout } = resources[functionOf.get(route)!]!.Properties;
       if (route.hashesPasswords) expect(MemorySize, routeId(route)).toBeGreaterThanOrEqual(1769);
       else expect(MemorySize, routeId(route)).toBeLessThanOrEqual(512);
+      // What npm run cost prices each function's duration with.
+      expect(MemorySize, routeId(route)).toBe(memoryMbOf(route));
       // Below API Gateway's 29 s integration timeout: the function's own error is the one logged.
       expect(Timeout, routeId(route)).toBeGreaterThanOrEqual(3);
       expect(Timeout, routeId(route)).toBeLessThan(29);
     }
     expect(ALL_ROUTES.some((route) => route.hashesPasswords)).toBe(true);
+    expect(resources[authorizerFunctionId]!.Properties.MemorySize).toBe(AUTHORIZER_MEMORY_MB);
   });
 
   it('receive the service settings, and the secret ARN exactly when their entry reads the secret', () => {
@@ -423,6 +427,18 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     }
     const logGroup = resources[refOf(properties.AccessLogSetting.DestinationArn)!]!;
     expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it('samples traces of this stage only, at the rate the cost model prices (npm run cost)', () => {
+    const rules = ofType(resources, 'AWS::XRay::SamplingRule').map(([, rule]) => rule.Properties.SamplingRule);
+    expect(rules).toHaveLength(1);
+    const [api] = ofType(resources, 'AWS::ApiGateway::RestApi');
+    expect(rules[0]).toMatchObject({
+      ServiceName: `${api![1].Properties.Name}/${stage().StageName}`,
+      ServiceType: 'AWS::ApiGateway::Stage',
+      ReservoirSize: API_TRACE_SAMPLING.reservoirPerSecond,
+      FixedRate: API_TRACE_SAMPLING.fixedRate,
+    });
   });
 
   it('alarms on the 5xx rate, throttled requests, authorizer failures and every route and job function error', () => {

@@ -1,0 +1,130 @@
+import type { RouteId } from '../../shared/routes';
+import { READ_FIXTURES, seedAccount } from './fixtures';
+import type { SeededAccount } from './fixtures';
+import type { Account, Bench, RequestSpec } from './harness';
+
+/**
+ * How the cost model (npm run cost) and the capacity budget test call each route: one driver per
+ * route id. `prepare` does whatever one call needs first (an account, a code, a record to delete)
+ * and is not measured; the call it returns is. A route without a driver is not measured, and
+ * test/unit/cost-model.test.ts fails naming it, so a new route needs a driver here and a row
+ * in cost/capacity-budget.json, nothing else.
+ */
+export interface DriverContext {
+  bench: Bench;
+  /** A typical user (test/bench/fixtures.ts TYPICAL_ACCOUNT): lists return a full first page. */
+  typical: SeededAccount;
+  /** A new signed-in account (by code), for calls that change or end an account. */
+  fresh(label: string): Promise<Account>;
+}
+
+export interface CostDriver {
+  prepare(context: DriverContext): Promise<RequestSpec>;
+}
+
+/**
+ * A transcription as the app saves it: about two minutes of speech (~1 500 characters). The
+ * text is most of the item, so it sets the write units of a save.
+ */
+export const TRANSCRIPT_TEXT = Array.from(
+  { length: 12 },
+  (_, index) => `Part ${index + 1}: thanks everyone for joining, today we go through the quarterly numbers and the plan for the next release.`,
+).join(' ');
+
+export const PASSWORD = 'a-Real-passphrase-42';
+
+let counter = 0;
+const unique = (label: string) => `${label}-${process.pid}-${counter++}@example.com`;
+
+/** Sends a code to `target` (not measured) and returns it, as a user would read it from the message. */
+async function codeFor(bench: Bench, target: string): Promise<string> {
+  // Past the resend cooldown of the code the sign-up just used.
+  bench.clock.advance(bench.config.CODE_RESEND_SECONDS + 1);
+  await bench.call('POST /api/verify-code/send', { body: { type: 'email', target } });
+  return bench.outbox.list(target)[0]!.code;
+}
+
+const sessionOf = ({ typical }: DriverContext): RequestSpec => ({ account: typical });
+
+export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
+  'GET /api/health': { prepare: async () => ({}) },
+  'GET /api/openapi.json': { prepare: async () => ({}) },
+  // A code by e-mail; by SMS the same writes, and an SNS message instead of an SES one.
+  'POST /api/verify-code/send': { prepare: async () => ({ body: { type: 'email', target: unique('send') } }) },
+  // The monthly sign-in of an existing account (a first sign-in also creates the account).
+  'POST /api/verify-code/verify': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('verify');
+      return { body: { target: account.email, verifyCode: await codeFor(bench, account.email) } };
+    },
+  },
+  'POST /api/auth/login': {
+    prepare: async ({ bench }) => {
+      const account = await bench.signUp('login', PASSWORD);
+      return { body: { email: account.email, password: PASSWORD } };
+    },
+  },
+  'POST /api/auth/register': {
+    prepare: async ({ bench }) => {
+      const email = unique('register');
+      return { body: { email, verifyCode: await codeFor(bench, email), password: PASSWORD } };
+    },
+  },
+  'POST /api/auth/password/reset': {
+    prepare: async ({ bench }) => {
+      const account = await bench.signUp('reset', PASSWORD);
+      return { body: { target: account.email, verifyCode: await codeFor(bench, account.email), newPassword: `new ${PASSWORD}` } };
+    },
+  },
+  'POST /api/auth/logout': { prepare: async ({ fresh }) => ({ account: await fresh('logout') }) },
+  'GET /api/users/me': { prepare: async (context) => sessionOf(context) },
+  // An account with a little of everything: deletion reads and deletes all of it.
+  'DELETE /api/users/me': {
+    prepare: async ({ bench }) => ({ account: await seedAccount(bench, 'delete', { devices: 1, transcriptions: 5, events: 5 }) }),
+  },
+  'POST /api/devices': {
+    prepare: async ({ fresh }) => {
+      const account = await fresh('bind');
+      return { account, body: { sn: `CAP-${account.userId}-B`, mac: '00:1A:2B:3C:4D:5E', productModel: 'Captions Glass 2' } };
+    },
+  },
+  'GET /api/devices': { prepare: async (context) => sessionOf(context) },
+  'DELETE /api/devices/{sn}': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('unbind');
+      const sn = `CAP-${account.userId}-U`;
+      await bench.call('POST /api/devices', { account, body: { sn, mac: '00:1A:2B:3C:4D:5F', productModel: 'Captions Glass 2' } });
+      return { account, pathParameters: { sn } };
+    },
+  },
+  'POST /api/transcriptions': {
+    prepare: async ({ typical }) => ({
+      account: typical,
+      body: { recordTitle: 'Quarterly review', text: TRANSCRIPT_TEXT, language: 'en-US', durationSeconds: 120 },
+    }),
+  },
+  'GET /api/transcriptions': { prepare: async (context) => sessionOf(context) },
+  'GET /api/transcriptions/usage': { prepare: async (context) => sessionOf(context) },
+  'GET /api/transcriptions/{id}': {
+    prepare: async ({ typical }) => ({ account: typical, ...READ_FIXTURES['GET /api/transcriptions/{id}']!(typical) }),
+  },
+  'PATCH /api/transcriptions/{id}': {
+    prepare: async ({ typical }) => ({ account: typical, pathParameters: { id: String(typical.transcriptionIds[0]) }, body: { recordTitle: 'Renamed' } }),
+  },
+  'DELETE /api/transcriptions/{id}': {
+    prepare: async ({ bench, typical }) => {
+      const created = await bench.call<{ transcriptionRecordId: number }>('POST /api/transcriptions', {
+        account: typical,
+        body: { recordTitle: 'To delete', text: TRANSCRIPT_TEXT, language: 'en-US', durationSeconds: 120 },
+      });
+      return { account: typical, pathParameters: { id: String(created.transcriptionRecordId) } };
+    },
+  },
+  'POST /api/behavior/login': { prepare: async ({ typical }) => ({ account: typical, body: { location: 'Shanghai, CN' } }) },
+  'GET /api/behavior/login': { prepare: async (context) => sessionOf(context) },
+  'POST /api/behavior/events': { prepare: async ({ typical }) => ({ account: typical, body: { eventType: 'subtitle_layout', eventValue: 'bottom' } }) },
+  'GET /api/behavior/translation': { prepare: async (context) => sessionOf(context) },
+  'GET /api/behavior/voice-provider': { prepare: async (context) => sessionOf(context) },
+  'GET /api/behavior/language-choice': { prepare: async (context) => sessionOf(context) },
+  'GET /api/behavior/stats': { prepare: async (context) => sessionOf(context) },
+};

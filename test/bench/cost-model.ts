@@ -1,0 +1,328 @@
+import * as z from 'zod';
+import type { AuthorizerMeasure, OperationMeasure } from './cost-measure';
+
+/**
+ * The cost model of npm run cost: measured figures per operation (cost-measure.ts) times the
+ * prices (cost/prices.json), weighted by a usage profile (cost/usage-profile.json). Pure
+ * functions, so the arithmetic is tested on its own (test/unit/cost-model.test.ts).
+ */
+const priceSchema = z.object({
+  usd: z.number().nonnegative(),
+  source: z.url(),
+  readIn: z.url().optional(),
+  date: z.iso.date(),
+  verified: z.boolean(),
+  note: z.string().optional(),
+});
+
+export const pricesSchema = z.object({
+  currency: z.literal('USD'),
+  region: z.string(),
+  prices: z.object({
+    apiGatewayRestPerMillionRequests: priceSchema,
+    lambdaPerMillionRequests: priceSchema,
+    lambdaArmPerGbSecond: priceSchema,
+    dynamoDbPerMillionReadUnits: priceSchema,
+    dynamoDbPerMillionWriteUnits: priceSchema,
+    dynamoDbStoragePerGbMonth: priceSchema,
+    cloudWatchLogsIngestionPerGb: priceSchema,
+    xRayPerMillionTracesRecorded: priceSchema,
+    secretsManagerPer10kApiCalls: priceSchema,
+    dataTransferOutPerGb: priceSchema,
+    sesPerEmail: priceSchema,
+  }),
+  smsPerMessage: z.record(z.string().regex(/^[A-Z]{2}$/), priceSchema),
+  anchors: z.array(
+    z.object({
+      name: z.string(),
+      perThousandMauUsd: z.number().nullable(),
+      at10kMauPerThousandUsd: z.number().nullable(),
+      at100kMauPerThousandUsd: z.number().nullable(),
+      source: z.url(),
+      readIn: z.url().optional(),
+      date: z.iso.date(),
+      note: z.string(),
+    }),
+  ),
+});
+export type Prices = z.infer<typeof pricesSchema>;
+
+export const profileSchema = z.object({
+  name: z.string(),
+  /** The scale the figures are computed at (X-Ray sampling depends on the request rate). */
+  mau: z.number().positive(),
+  callsPerUserPerMonth: z.record(z.string(), z.number().nonnegative()),
+  /** App opens a month: each opens a window of the authorizer cache per token. */
+  sessionsPerUserPerMonth: z.number().nonnegative(),
+  minutesPerSession: z.number().positive(),
+  /** Share of invocations that start a new container. */
+  coldStartShare: z.number().min(0).max(1),
+  /** How long stored data stays, on average: the table holds this many months of each user's writes. */
+  dataRetainedMonths: z.number().nonnegative(),
+  /** Which channel verification codes go by: e-mail, and SMS by country (ISO code). Shares sum to 1. */
+  codeChannels: z.object({ email: z.number().min(0).max(1), sms: z.record(z.string(), z.number().min(0).max(1)) }),
+});
+export type UsageProfile = z.infer<typeof profileSchema>;
+
+/** Strips the `$comment` keys the data files carry for their readers. */
+export function withoutComments(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutComments);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== '$comment').map(([key, inner]) => [key, withoutComments(inner)]));
+  }
+  return value;
+}
+
+/** Measured figures of one route, with the init time of its function (cold import). */
+export interface PricedInput extends OperationMeasure {
+  initMs: number;
+}
+
+export interface AuthorizerInput extends AuthorizerMeasure {
+  initMs: number;
+}
+
+/** Where the money of a call goes, in USD. */
+export interface Breakdown {
+  apiGateway: number;
+  lambda: number;
+  coldStarts: number;
+  dynamoDb: number;
+  logs: number;
+  xRay: number;
+  dataTransfer: number;
+  storage: number;
+}
+
+export const BREAKDOWN_LABELS: Record<keyof Breakdown, string> = {
+  apiGateway: 'API Gateway requests',
+  lambda: 'Lambda requests and duration',
+  coldStarts: 'cold starts (init duration, secret read)',
+  dynamoDb: 'DynamoDB reads and writes',
+  logs: 'CloudWatch Logs ingestion',
+  xRay: 'X-Ray traces',
+  dataTransfer: 'data transfer out',
+  storage: 'DynamoDB storage',
+};
+
+const zero = (): Breakdown => ({ apiGateway: 0, lambda: 0, coldStarts: 0, dynamoDb: 0, logs: 0, xRay: 0, dataTransfer: 0, storage: 0 });
+const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, value) => sum + value, 0);
+const GIB = 1024 ** 3;
+const SECONDS_PER_MONTH = 30 * 86_400;
+
+function addScaled(into: Breakdown, from: Breakdown, factor: number): Breakdown {
+  for (const key of Object.keys(into) as (keyof Breakdown)[]) into[key] += from[key] * factor;
+  return into;
+}
+
+/** An X-Ray sampling rule: the first `reservoirPerSecond` requests of each second, then a fixed share. */
+export interface TraceSampling {
+  reservoirPerSecond: number;
+  fixedRate: number;
+}
+
+/** What the deployment decides, read from the stack and the settings by the caller. */
+export interface ModelSettings {
+  /** AUTHORIZER_CACHE_SECONDS of the deployment (shared/config.ts default). */
+  authorizerCacheSeconds: number;
+  /** The stack's sampling rule (infra/stack.ts API_TRACE_SAMPLING). */
+  traceSampling: TraceSampling;
+}
+
+/** The share of requests X-Ray records at a steady `requestsPerSecond`. */
+export function sampledShare(requestsPerSecond: number, xRay: TraceSampling): number {
+  if (requestsPerSecond <= 0) return 0;
+  const reservoir = Math.min(requestsPerSecond, xRay.reservoirPerSecond);
+  return (reservoir + xRay.fixedRate * (requestsPerSecond - reservoir)) / requestsPerSecond;
+}
+
+const lambdaDuration = (memoryMb: number, ms: number, prices: Prices['prices']) => (memoryMb / 1024) * (ms / 1000) * prices.lambdaArmPerGbSecond.usd;
+
+/** One call of an operation, by component (storage apart: it follows the profile's retention, see perUserMonth). */
+export function callCost(operation: PricedInput, prices: Prices['prices'], profile: UsageProfile, xRayShare: number): Breakdown {
+  const cost = zero();
+  cost.apiGateway = prices.apiGatewayRestPerMillionRequests.usd / 1e6;
+  // Lambda bills duration rounded up to the millisecond.
+  cost.lambda = prices.lambdaPerMillionRequests.usd / 1e6 + lambdaDuration(operation.memoryMb, Math.ceil(operation.handlerMs), prices);
+  cost.coldStarts =
+    profile.coldStartShare *
+    (lambdaDuration(operation.memoryMb, Math.ceil(operation.initMs), prices) + (operation.secretPerColdStart ? prices.secretsManagerPer10kApiCalls.usd / 1e4 : 0));
+  cost.dynamoDb = (operation.readUnits * prices.dynamoDbPerMillionReadUnits.usd + operation.writeUnits * prices.dynamoDbPerMillionWriteUnits.usd) / 1e6;
+  cost.logs = ((operation.functionLogBytes + operation.accessLogBytes) / GIB) * prices.cloudWatchLogsIngestionPerGb.usd;
+  cost.xRay = (xRayShare * prices.xRayPerMillionTracesRecorded.usd) / 1e6;
+  cost.dataTransfer = (operation.responseBytes / GIB) * prices.dataTransferOutPerGb.usd;
+  return cost;
+}
+
+/** One authorizer invocation: no gateway charge, no access log line of its own. */
+export function authorizerCost(measure: AuthorizerInput, prices: Prices['prices'], profile: UsageProfile): Breakdown {
+  const cost = zero();
+  cost.lambda = prices.lambdaPerMillionRequests.usd / 1e6 + lambdaDuration(measure.memoryMb, Math.ceil(measure.handlerMs), prices);
+  cost.coldStarts =
+    profile.coldStartShare *
+    (lambdaDuration(measure.memoryMb, Math.ceil(measure.initMs), prices) + (measure.secretPerColdStart ? prices.secretsManagerPer10kApiCalls.usd / 1e4 : 0));
+  cost.dynamoDb = (measure.readUnits * prices.dynamoDbPerMillionReadUnits.usd + measure.writeUnits * prices.dynamoDbPerMillionWriteUnits.usd) / 1e6;
+  cost.logs = (measure.functionLogBytes / GIB) * prices.cloudWatchLogsIngestionPerGb.usd;
+  return cost;
+}
+
+/** USD per verification message, averaged over the profile's channels. */
+export function messageCost(prices: Prices, profile: UsageProfile): number {
+  let cost = profile.codeChannels.email * prices.prices.sesPerEmail.usd;
+  for (const [country, share] of Object.entries(profile.codeChannels.sms)) {
+    const price = prices.smsPerMessage[country];
+    if (!price) throw new Error(`usage profile: no SMS price for ${country} in cost/prices.json`);
+    cost += share * price.usd;
+  }
+  return cost;
+}
+
+export interface OperationCost {
+  operation: string;
+  dynamoRequests: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Beyond the issue's shape: the floor of what DynamoDB bills for the same writes. */
+  writeUnitsPerItemFloor: number;
+  handlerMs: number;
+  memoryMb: number;
+  logBytes: number;
+  usdPerMillion: number;
+}
+
+export interface CostReport {
+  operations: OperationCost[];
+  perMillionRequestsUsd: number;
+  perThousandMauUsd: number;
+  messagingPerThousandMauUsd: number;
+  anchors: { name: string; perThousandMauUsd: number | null; source: string; date: string }[];
+  /** Beyond the issue's shape: the assumptions and parts behind the sums. */
+  details: {
+    mau: number;
+    requestsPerUserPerMonth: number;
+    authorizerInvocationsPerUserPerMonth: number;
+    xRaySampledShare: number;
+    /** USD per 1 000 MAU by component, messaging excluded. */
+    perThousandMauByComponent: Breakdown;
+    /** USD per 1 000 MAU of each operation (its calls), storage included, authorizer apart. */
+    perThousandMauByOperation: { operation: string; usd: number }[];
+    authorizerPerThousandMauUsd: number;
+    /** One authorizer run, priced like an operation (no gateway request, no access log line). */
+    authorizerUsdPerMillionRuns: number;
+    /** The sign-in part only: identity routes (those that read the root secret, and logout) and the authorizer. */
+    identityPerThousandMauUsd: number;
+    /**
+     * The same sums with every transaction billed as DynamoDB bills it, two write units per item
+     * at least (DynamoDB Local reports less: see DynamoUsage.writeUnitsPerItemFloor).
+     */
+    withPerItemTransactions: { perThousandMauUsd: number; dynamoDbPerThousandMauUsd: number };
+    unknownOperations: string[];
+    unpricedOperations: string[];
+    goal: { anchor: string; maxPerThousandMauUsd: number; met: boolean };
+  };
+}
+
+export interface ModelInput {
+  operations: PricedInput[];
+  authorizer: AuthorizerInput;
+  prices: Prices;
+  profile: UsageProfile;
+  settings: ModelSettings;
+}
+
+/** The identity part of the API: what Cognito or Firebase Auth would replace. */
+export const isIdentityOperation = (operation: string, secret: boolean) => secret || operation === 'POST /api/auth/logout';
+
+export const GOAL_ANCHOR = 'Amazon Cognito Essentials';
+export const GOAL_SHARE = 1 / 5;
+
+export function costReport(input: ModelInput): CostReport {
+  const perItem = sums({ ...input, operations: input.operations.map((operation) => ({ ...operation, writeUnits: operation.writeUnitsPerItemFloor })) });
+  return sums(input, {
+    perThousandMauUsd: perItem.perThousandMauUsd,
+    dynamoDbPerThousandMauUsd: perItem.details.perThousandMauByComponent.dynamoDb,
+  });
+}
+
+function sums(
+  { operations, authorizer, prices, profile, settings }: ModelInput,
+  withPerItemTransactions = { perThousandMauUsd: Number.NaN, dynamoDbPerThousandMauUsd: Number.NaN },
+): CostReport {
+  const byId = new Map(operations.map((operation) => [operation.operation, operation]));
+  const unknownOperations = Object.keys(profile.callsPerUserPerMonth).filter((id) => !byId.has(id));
+  const unpricedOperations = operations.map((operation) => operation.operation).filter((id) => profile.callsPerUserPerMonth[id] === undefined);
+  const calls = (id: string) => (byId.has(id) ? (profile.callsPerUserPerMonth[id] ?? 0) : 0);
+
+  const requestsPerUser = operations.reduce((sum, operation) => sum + calls(operation.operation), 0);
+  const requestsPerSecond = (requestsPerUser * profile.mau) / SECONDS_PER_MONTH;
+  const xRayShare = sampledShare(requestsPerSecond, settings.traceSampling);
+
+  // One authorizer run per token per cache window: a session of N minutes spans ceil(N*60/ttl)
+  // windows, and a refreshed token is a new cache key. Never more runs than Bearer calls.
+  const bearerCalls = operations.filter((operation) => operation.auth === 'bearer').reduce((sum, operation) => sum + calls(operation.operation), 0);
+  const refreshes = operations.filter((operation) => /\/token\/refresh$/.test(operation.operation)).reduce((sum, operation) => sum + calls(operation.operation), 0);
+  const windowsPerSession = settings.authorizerCacheSeconds > 0 ? Math.ceil((profile.minutesPerSession * 60) / settings.authorizerCacheSeconds) : Infinity;
+  const authorizerRuns = Math.min(bearerCalls, profile.sessionsPerUserPerMonth * windowsPerSession + refreshes);
+
+  const perUser = zero();
+  const identity = zero();
+  const perOperation: { operation: string; usd: number }[] = [];
+  const rows: OperationCost[] = operations.map((operation) => {
+    const cost = callCost(operation, prices.prices, profile, xRayShare);
+    // Storage: what a month of calls adds stays for dataRetainedMonths, so a user's steady share
+    // is that many months of growth (deletions count against it; never below nothing).
+    const storage = ((Math.max(0, operation.storedBytes) * profile.dataRetainedMonths) / GIB) * prices.prices.dynamoDbStoragePerGbMonth.usd;
+    const monthly = addScaled(zero(), { ...cost, storage }, calls(operation.operation));
+    addScaled(perUser, monthly, 1);
+    if (isIdentityOperation(operation.operation, operation.secretPerColdStart)) addScaled(identity, monthly, 1);
+    perOperation.push({ operation: operation.operation, usd: total(monthly) * 1000 });
+    return {
+      operation: operation.operation,
+      dynamoRequests: operation.dynamoRequests,
+      readUnits: operation.readUnits,
+      writeUnits: operation.writeUnits,
+      writeUnitsPerItemFloor: operation.writeUnitsPerItemFloor,
+      handlerMs: operation.handlerMs,
+      memoryMb: operation.memoryMb,
+      logBytes: operation.functionLogBytes + operation.accessLogBytes,
+      usdPerMillion: round(total(cost) * 1e6, 4),
+    };
+  });
+  const authorizerMonthly = addScaled(zero(), authorizerCost(authorizer, prices.prices, profile), authorizerRuns);
+  addScaled(perUser, authorizerMonthly, 1);
+  addScaled(identity, authorizerMonthly, 1);
+
+  const storagePerUser = perUser.storage;
+  const perMillionRequestsUsd = requestsPerUser > 0 ? ((total(perUser) - storagePerUser) / requestsPerUser) * 1e6 : 0;
+  const messages = operations.reduce((sum, operation) => sum + calls(operation.operation) * (operation.messages.email + operation.messages.sms), 0);
+  const perThousandMauUsd = total(perUser) * 1000;
+  const goalAnchor = prices.anchors.find((anchor) => anchor.name === GOAL_ANCHOR);
+  const maxPerThousand = (goalAnchor?.perThousandMauUsd ?? 0) * GOAL_SHARE;
+  return {
+    operations: rows,
+    perMillionRequestsUsd: round(perMillionRequestsUsd, 4),
+    perThousandMauUsd: round(perThousandMauUsd, 4),
+    messagingPerThousandMauUsd: round(messages * messageCost(prices, profile) * 1000, 4),
+    anchors: prices.anchors.map((anchor) => ({ name: anchor.name, perThousandMauUsd: anchor.perThousandMauUsd, source: anchor.source, date: anchor.date })),
+    details: {
+      mau: profile.mau,
+      requestsPerUserPerMonth: round(requestsPerUser, 3),
+      authorizerInvocationsPerUserPerMonth: round(authorizerRuns, 3),
+      xRaySampledShare: round(xRayShare, 4),
+      perThousandMauByComponent: Object.fromEntries(Object.entries(perUser).map(([key, value]) => [key, round(value * 1000, 4)])) as unknown as Breakdown,
+      perThousandMauByOperation: perOperation.map((entry) => ({ ...entry, usd: round(entry.usd, 4) })).sort((a, b) => b.usd - a.usd),
+      authorizerPerThousandMauUsd: round(total(authorizerMonthly) * 1000, 4),
+      authorizerUsdPerMillionRuns: round(total(authorizerCost(authorizer, prices.prices, profile)) * 1e6, 4),
+      identityPerThousandMauUsd: round(total(identity) * 1000, 4),
+      withPerItemTransactions,
+      unknownOperations,
+      unpricedOperations,
+      goal: { anchor: GOAL_ANCHOR, maxPerThousandMauUsd: round(maxPerThousand, 4), met: perThousandMauUsd <= maxPerThousand },
+    },
+  };
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,195 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { API_TRACE_SAMPLING } from '../../infra/stack';
+import { parseConfig } from '../../shared/config';
+import { routeId, routes } from '../../shared/routes';
+import { AUTHORIZER, BASELINE_DYNAMODB, BASELINE_EMPTY, baselineTargets, buildBundles, functionTargets } from './bundles';
+import { costChart } from './cost-chart';
+import { measureOperations, routesWithoutDriver } from './cost-measure';
+import type { Measured } from './cost-measure';
+import { BUDGET_FILE, readPrices, readProfile } from './cost-data';
+import type { BudgetRow } from './cost-data';
+import { BREAKDOWN_LABELS, costReport } from './cost-model';
+import type { Breakdown, CostReport, Prices, UsageProfile } from './cost-model';
+import { measureColdImports } from './cold-import';
+import { startBench } from './harness';
+
+/**
+ * `npm run cost [-- options]`: every route of the route table through its real handler against
+ * DynamoDB Local (test/bench/cost-drivers.ts), priced with cost/prices.json and weighted by a
+ * usage profile. Not part of npm test (about a minute); test/integration/capacity-budget.test.ts
+ * holds the counts in npm test.
+ *
+ *   --profile FILE   usage profile (default cost/usage-profile.json)
+ *   --prices FILE    prices (default cost/prices.json)
+ *   --mau N          the scale to compute at, instead of the profile's `mau` (X-Ray sampling depends on it)
+ *   --json FILE      writes the report as JSON
+ *   --svg FILE       writes the chart (the README's is cost/cost-per-thousand-mau.svg)
+ *   --bench FILE     takes init times from a `npm run bench -- --json` report instead of measuring
+ *   --cold-runs N    fresh-process imports per function for init times (default 5)
+ *   --repeats N      measured calls per operation (default 5)
+ *   --write-budget   rewrites cost/capacity-budget.json with the measured counts (raise on purpose)
+ */
+const args = process.argv.slice(2);
+const option = (name: string) => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+
+const started = performance.now();
+const log = (message: string) => process.stderr.write(`[cost ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+/** Init time of each function: the cold-import median of its bundle (README "Benchmarks"). */
+async function initTimes(): Promise<Map<string, number>> {
+  const benchFile = option('--bench');
+  if (benchFile) {
+    const report = JSON.parse(readFileSync(benchFile, 'utf8')) as { coldImport: { function: string; medianMs: number }[] };
+    log(`init times from ${benchFile}`);
+    return new Map(report.coldImport.map((row) => [row.function, row.medianMs]));
+  }
+  const runs = Number(option('--cold-runs') ?? 5);
+  log(`init times: building every function, then ${runs} fresh-process imports each`);
+  const built = await buildBundles([...functionTargets(), ...baselineTargets()]);
+  const functions = built.filter((bundle) => bundle.kind !== 'baseline');
+  const floors = { dynamodb: built.find((bundle) => bundle.name === BASELINE_DYNAMODB)!, empty: built.find((bundle) => bundle.name === BASELINE_EMPTY)! };
+  try {
+    const { results } = await measureColdImports(functions, floors, runs);
+    return new Map(results.map((row) => [row.function, row.medianMs]));
+  } finally {
+    rmSync(dirname(floors.dynamodb.file), { recursive: true, force: true });
+  }
+}
+
+function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+function print(report: CostReport, measured: Measured, profile: UsageProfile, prices: Prices) {
+  const commandsOf = new Map(measured.operations.map((operation) => [operation.operation, operation.commands.join('+')]));
+  const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
+  const out: string[] = [];
+  out.push(
+    `\nPer operation (one warm call; units as DynamoDB Local reports them; ms on this machine against DynamoDB Local)\n` +
+      table(
+        ['operation', 'calls/user/month', 'DDB req', 'RCU', 'WCU', 'WCU per item', 'ms', 'MB', 'log B', '$/million', 'DynamoDB calls'],
+        report.operations.map((row) => [
+          row.operation,
+          profile.callsPerUserPerMonth[row.operation] ?? '-',
+          row.dynamoRequests,
+          row.readUnits,
+          row.writeUnits,
+          perItemOf.get(row.operation) ?? '',
+          row.handlerMs.toFixed(1),
+          row.memoryMb,
+          row.logBytes,
+          row.usdPerMillion.toFixed(2),
+          commandsOf.get(row.operation) ?? '',
+        ]),
+      ),
+  );
+  const authorizer = measured.authorizer;
+  out.push(
+    `authorizer: ${authorizer.dynamoRequests} request(s), ${authorizer.readUnits} RCU, ${authorizer.handlerMs} ms at ${authorizer.memoryMb} MB, ${authorizer.functionLogBytes} log B; ` +
+      `${report.details.authorizerInvocationsPerUserPerMonth} runs per user a month (cache windows)`,
+  );
+  const parts = report.details.perThousandMauByComponent;
+  out.push(
+    `\nWhere the money goes, USD per 1 000 MAU a month at ${profile.mau.toLocaleString('en-US')} MAU (X-Ray samples ${(report.details.xRaySampledShare * 100).toFixed(1)} % of requests)\n` +
+      table(
+        ['component', 'USD', 'share'],
+        (Object.keys(parts) as (keyof Breakdown)[]).map((key) => [BREAKDOWN_LABELS[key], parts[key].toFixed(3), `${((parts[key] / report.perThousandMauUsd) * 100).toFixed(1)} %`]),
+      ),
+  );
+  out.push(
+    `\nTop operations, USD per 1 000 MAU a month\n` +
+      table(
+        ['operation', 'USD'],
+        [...report.details.perThousandMauByOperation.slice(0, 8).map((row) => [row.operation, row.usd.toFixed(3)]), ['authorizer', report.details.authorizerPerThousandMauUsd.toFixed(3)]],
+      ),
+  );
+  out.push(
+    `\n${report.details.requestsPerUserPerMonth} requests per user a month; $${report.perMillionRequestsUsd.toFixed(3)} per million requests of this mix (storage excluded)`,
+    `$${report.perThousandMauUsd.toFixed(3)} per 1 000 MAU a month, messaging excluded (sign-in part only: $${report.details.identityPerThousandMauUsd.toFixed(3)})`,
+    `with transactions billed per item as on AWS (DynamoDB Local reports less): $${report.details.withPerItemTransactions.perThousandMauUsd.toFixed(3)} per 1 000 MAU (DynamoDB $${report.details.withPerItemTransactions.dynamoDbPerThousandMauUsd.toFixed(3)})`,
+    `$${report.messagingPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month for verification messages (SES and SMS, mix of the profile)`,
+    `goal: at most $${report.details.goal.maxPerThousandMauUsd.toFixed(2)} (1/5 of ${report.details.goal.anchor}): ${report.details.goal.met ? 'met' : 'MISSED'}`,
+  );
+  out.push(
+    `\nAnchors, USD per 1 000 MAU a month (list price / at 10k / at 100k MAU)\n` +
+      table(
+        ['anchor', 'list', '10k', '100k'],
+        prices.anchors.map((anchor) => [anchor.name, anchor.perThousandMauUsd ?? 'n/a', anchor.at10kMauPerThousandUsd ?? 'n/a', anchor.at100kMauPerThousandUsd ?? 'n/a']),
+      ),
+  );
+  if (report.details.unknownOperations.length > 0) out.push(`\nskipped (in the profile, not in the route table): ${report.details.unknownOperations.join(', ')}`);
+  if (report.details.unpricedOperations.length > 0) out.push(`not in the profile (priced per call, no calls): ${report.details.unpricedOperations.join(', ')}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function main() {
+  const profileFile = option('--profile');
+  const pricesFile = option('--prices');
+  const mau = option('--mau');
+  const profile = { ...(profileFile ? readProfile(profileFile) : readProfile()), ...(mau ? { mau: Number(mau) } : {}) };
+  const prices = pricesFile ? readPrices(pricesFile) : readPrices();
+  for (const id of Object.keys(profile.callsPerUserPerMonth)) {
+    if (!routes.some((route) => routeId(route) === id)) log(`warning: the profile names ${id}, which is not in the route table: skipped`);
+  }
+  const missing = routesWithoutDriver();
+  if (missing.length > 0) log(`warning: no driver in test/bench/cost-drivers.ts, not measured: ${missing.join(', ')}`);
+
+  const init = await initTimes();
+  const fallbackInit = Math.max(...init.values());
+  log('starting DynamoDB Local; seeding a typical account through the handlers');
+  const bench = await startBench();
+  let measured: Measured;
+  try {
+    measured = await measureOperations(bench, {
+      repeats: Number(option('--repeats') ?? 5),
+      onProgress: (id, index, total) => log(`${index + 1}/${total} ${id}`),
+    });
+  } finally {
+    await bench.close();
+  }
+  const report = costReport({
+    operations: measured.operations.map((operation) => ({ ...operation, initMs: init.get(operation.operation) ?? fallbackInit })),
+    authorizer: { ...measured.authorizer, initMs: init.get(AUTHORIZER) ?? fallbackInit },
+    prices,
+    profile,
+    settings: { authorizerCacheSeconds: parseConfig({ TABLE_NAME: 'cost' }).AUTHORIZER_CACHE_SECONDS, traceSampling: API_TRACE_SAMPLING },
+  });
+  print(report, measured, profile, prices);
+
+  const jsonFile = option('--json');
+  if (jsonFile) {
+    writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+    log(`JSON written to ${jsonFile}`);
+  }
+  const svgFile = option('--svg');
+  if (svgFile) {
+    writeFileSync(svgFile, costChart(report, prices, profile.name));
+    log(`chart written to ${svgFile}`);
+  }
+  if (args.includes('--write-budget')) {
+    const rows: BudgetRow[] = [
+      ...measured.operations.map((operation) => ({
+        operation: operation.operation,
+        maxReadUnits: operation.readUnits,
+        maxWriteUnits: operation.writeUnits,
+        maxDynamoRequests: operation.dynamoRequests,
+      })),
+      { operation: AUTHORIZER, maxReadUnits: measured.authorizer.readUnits, maxWriteUnits: measured.authorizer.writeUnits, maxDynamoRequests: measured.authorizer.dynamoRequests },
+    ];
+    writeFileSync(BUDGET_FILE, `${JSON.stringify(rows, null, 2)}\n`);
+    log(`budget written to ${BUDGET_FILE}`);
+  }
+  log('done');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { routeId, routes } from '../../shared/routes';
+import { AUTHORIZER } from '../bench/bundles';
+import { unitsOf } from '../bench/consumed-capacity';
+import { readBudget, readPrices, readProfile } from '../bench/cost-data';
+import { accessLogBytes, platformLogBytes, routesWithoutDriver } from '../bench/cost-measure';
+import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure';
+import { callCost, costReport, messageCost, sampledShare } from '../bench/cost-model';
+import type { UsageProfile } from '../bench/cost-model';
+
+/**
+ * The cost model's data and arithmetic (npm run cost, test/bench/cost-*.ts). The measured side
+ * runs in test/integration/capacity-budget.test.ts.
+ */
+const routeIds = routes.map(routeId);
+
+describe('cost model data', () => {
+  it('has a driver for every route of the route table, so npm run cost measures each', () => {
+    expect(routesWithoutDriver(), 'add a driver to test/bench/cost-drivers.ts').toEqual([]);
+  });
+
+  it('holds every route, and the authorizer, to a capacity budget, and budgets nothing else', () => {
+    const budgeted = readBudget().map((row) => row.operation);
+    expect(budgeted.filter((operation) => !routeIds.includes(operation) && operation !== AUTHORIZER)).toEqual([]);
+    expect([...routeIds, AUTHORIZER].filter((operation) => !budgeted.includes(operation)), 'add a row to cost/capacity-budget.json').toEqual([]);
+    expect(new Set(budgeted).size).toBe(budgeted.length);
+  });
+
+  it('gives every price and anchor its source and the date it was read', () => {
+    const prices = readPrices();
+    for (const price of [...Object.values(prices.prices), ...Object.values(prices.smsPerMessage), ...prices.anchors]) {
+      expect(price.source).toMatch(/^https:\/\//);
+      expect(price.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+    expect(prices.anchors.find((anchor) => anchor.name === 'Amazon Cognito Essentials')?.perThousandMauUsd).toBe(15);
+  });
+
+  it('has a default profile whose SMS countries all have prices and whose channels add up to one', () => {
+    const profile = readProfile();
+    const prices = readPrices();
+    expect(Object.keys(profile.codeChannels.sms).every((country) => prices.smsPerMessage[country])).toBe(true);
+    const shares = profile.codeChannels.email + Object.values(profile.codeChannels.sms).reduce((sum, share) => sum + share, 0);
+    expect(shares).toBeCloseTo(1, 9);
+  });
+});
+
+describe('consumed capacity', () => {
+  it('takes the read and write split when DynamoDB gives it, the command kind when it gives only a total', () => {
+    expect(unitsOf('GetCommand', { CapacityUnits: 1 })).toEqual({ readUnits: 1, writeUnits: 0 });
+    expect(unitsOf('QueryCommand', { CapacityUnits: 2.5 })).toEqual({ readUnits: 2.5, writeUnits: 0 });
+    expect(unitsOf('UpdateCommand', { CapacityUnits: 1 })).toEqual({ readUnits: 0, writeUnits: 1 });
+    expect(unitsOf('TransactWriteCommand', [{ CapacityUnits: 2 }, { CapacityUnits: 4 }])).toEqual({ readUnits: 0, writeUnits: 6 });
+    expect(unitsOf('UpdateCommand', { CapacityUnits: 3, ReadCapacityUnits: 1, WriteCapacityUnits: 2 })).toEqual({ readUnits: 1, writeUnits: 2 });
+    expect(unitsOf('GetCommand', undefined)).toEqual({ readUnits: 0, writeUnits: 0 });
+  });
+});
+
+describe('cost model arithmetic', () => {
+  const prices = readPrices();
+  const profile: UsageProfile = {
+    name: 'test',
+    mau: 100_000,
+    callsPerUserPerMonth: { 'GET /api/users/me': 100, 'POST /api/verify-code/send': 1, 'POST /api/not/yet': 50 },
+    sessionsPerUserPerMonth: 10,
+    minutesPerSession: 12,
+    coldStartShare: 0,
+    dataRetainedMonths: 0,
+    codeChannels: { email: 1, sms: {} },
+  };
+  const measure = (operation: string, overrides: Partial<OperationMeasure> = {}) => ({
+    operation,
+    auth: 'bearer' as const,
+    dynamoRequests: 1,
+    readUnits: 1,
+    writeUnits: 0,
+    writeUnitsPerItemFloor: 0,
+    commands: ['Get'],
+    handlerMs: 9.2,
+    memoryMb: 256,
+    functionLogBytes: 0,
+    accessLogBytes: 0,
+    responseBytes: 0,
+    storedBytes: 0,
+    messages: { email: 0, sms: 0 },
+    secretPerColdStart: false,
+    initMs: 100,
+    ...overrides,
+  });
+  const authorizer: AuthorizerMeasure & { initMs: number } = {
+    dynamoRequests: 1,
+    readUnits: 1,
+    writeUnits: 0,
+    handlerMs: 2.1,
+    memoryMb: 512,
+    functionLogBytes: 0,
+    secretPerColdStart: true,
+    initMs: 40,
+  };
+
+  it('prices a call: gateway, a request and billed milliseconds of Lambda, and its units', () => {
+    const cost = callCost(measure('GET /api/users/me'), prices.prices, profile, 0);
+    expect(cost.apiGateway * 1e6).toBeCloseTo(3.5, 9);
+    // 256 MB for 10 ms (9.2 rounded up) and one request.
+    expect(cost.lambda).toBeCloseTo(0.2 / 1e6 + 0.25 * 0.01 * 0.0000133334, 15);
+    expect(cost.dynamoDb * 1e6).toBeCloseTo(0.125, 9);
+    expect(cost.coldStarts).toBe(0);
+  });
+
+  it('samples X-Ray traces as the default rule does: the reservoir each second, then the fixed rate', () => {
+    expect(sampledShare(1, { reservoirPerSecond: 1, fixedRate: 0.05 })).toBe(1);
+    expect(sampledShare(21, { reservoirPerSecond: 1, fixedRate: 0.05 })).toBeCloseTo(2 / 21, 12);
+    expect(sampledShare(0, { reservoirPerSecond: 1, fixedRate: 0.05 })).toBe(0);
+  });
+
+  it('skips and reports profile entries that are not in the route table, and runs the authorizer once per cache window', () => {
+    const report = costReport({
+      operations: [measure('GET /api/users/me'), measure('POST /api/verify-code/send', { auth: 'none', messages: { email: 1, sms: 0 }, secretPerColdStart: true })],
+      authorizer,
+      prices,
+      profile,
+      settings: { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 } },
+    });
+    expect(report.details.unknownOperations).toEqual(['POST /api/not/yet']);
+    expect(report.details.requestsPerUserPerMonth).toBe(101);
+    // 10 sessions of 12 minutes: 3 windows of 5 minutes each.
+    expect(report.details.authorizerInvocationsPerUserPerMonth).toBe(30);
+    expect(report.messagingPerThousandMauUsd).toBeCloseTo(1 * 0.0001 * 1000, 9);
+    expect(report.operations.map((row) => row.operation)).toEqual(['GET /api/users/me', 'POST /api/verify-code/send']);
+    const parts = Object.values(report.details.perThousandMauByComponent).reduce((sum, value) => sum + value, 0);
+    expect(parts).toBeCloseTo(report.perThousandMauUsd, 3);
+  });
+
+  it('never runs the authorizer more often than there are Bearer calls', () => {
+    const report = costReport({
+      operations: [measure('GET /api/users/me')],
+      authorizer,
+      prices,
+      profile: { ...profile, callsPerUserPerMonth: { 'GET /api/users/me': 4 } },
+      settings: { authorizerCacheSeconds: 0, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 } },
+    });
+    expect(report.details.authorizerInvocationsPerUserPerMonth).toBe(4);
+  });
+
+  it('averages a message over the channels of the profile', () => {
+    const mixed = { ...profile, codeChannels: { email: 0.5, sms: { US: 0.5 } } };
+    expect(messageCost(prices, mixed)).toBeCloseTo(0.5 * prices.prices.sesPerEmail.usd + 0.5 * prices.smsPerMessage.US!.usd, 12);
+    expect(() => messageCost(prices, { ...profile, codeChannels: { email: 0, sms: { ZZ: 1 } } })).toThrow(/ZZ/);
+  });
+
+  it('sizes log lines from the stack: the access log format filled in, and the platform lines of the memory size', () => {
+    const health = routes.find((route) => routeId(route) === 'GET /api/health')!;
+    const me = routes.find((route) => routeId(route) === 'GET /api/users/me')!;
+    expect(accessLogBytes(me)).toBeGreaterThan(accessLogBytes(health));
+    expect(platformLogBytes(1769)).toBe(platformLogBytes(256) + 1);
+  });
+});
