@@ -1,8 +1,12 @@
+import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
+import { parseConfig } from '../../shared/config';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
-import { allowedActions, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
+import { allowedActions, asArray, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
 import type { Resource, Synthesized } from './synth';
 
 // Settings only: no bundling (the bundles are checked in stack.test.ts).
@@ -90,6 +94,26 @@ describe('settings from context', () => {
     expect(actions.filter((action) => action.startsWith('ses:'))).toEqual([]);
     expect(actions).toContain('sns:Publish');
     for (const environment of environments(synthesized)) expect(environment).not.toHaveProperty('SES_FROM_ADDRESS');
+  });
+
+  it('sends e-mail from exactly the address the IAM condition allows, whatever the case it was given in', async () => {
+    const synthesized = synth({ SES_FROM_ADDRESS: 'Captions <No-Reply@Mail.Example.com>' });
+    const senderId = functionIdByDescription(synthesized.resources, routeId(ALL_ROUTES.find((route) => route.sender)!));
+    const email = statementsOfFunction(synthesized.resources, senderId).find((statement) => asArray(statement.Action).includes('ses:SendEmail'))!;
+    const allowed: string = email.Condition.StringEquals['ses:FromAddress'];
+    // The function's own settings, as Lambda gives them, through the real SES adapter.
+    const environment = synthesized.resources[senderId]!.Properties.Environment.Variables as Record<string, string>;
+    const ses = mockClient(SESClient);
+    try {
+      ses.on(SendEmailCommand).resolves({ MessageId: 'm1' });
+      await awsCodeSender(parseConfig(environment)).send({ channel: 'email', target: 'a@example.com', code: '123456', locale: 'en', subject: 's', text: 't' });
+      const source = ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Source!;
+      // SES compares ses:FromAddress case-sensitively with the address in Source.
+      expect(/<([^>]+)>$/.exec(source)?.[1] ?? source).toBe(allowed);
+      expect(source).toBe('Captions <no-reply@mail.example.com>');
+    } finally {
+      ses.restore();
+    }
   });
 
   it('notifies an existing SNS topic from every alarm when one is given', () => {
