@@ -9,7 +9,7 @@ import type { Config } from '../../shared/config';
 import { useConfig } from '../../shared/config';
 import { CORS_ALLOWED_HEADERS, SECURITY_HEADERS, corsHeaders } from '../../shared/http/headers';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_MAX_PAYLOAD_BYTES, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { parseTarget } from '../../shared/identity/targets';
 import type { Clock } from '../../shared/ports/clock';
 import { authorizer, routes, versionedPaths } from '../../shared/routes';
@@ -156,8 +156,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     response.end(body);
   };
   const gateway = (response: ServerResponse, type: GatewayResponseType, origin: string | undefined) => {
-    const { status, body } = GATEWAY_RESPONSES[type];
-    send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(body));
+    const { status, body, headers }: GatewayResponse = GATEWAY_RESPONSES[type];
+    send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...headers }, JSON.stringify(body));
   };
 
   async function authorizeRequest(header: string | undefined, arn: string): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {

@@ -8,7 +8,7 @@ import { RUNTIME } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import {
@@ -332,7 +332,12 @@ describe('gateway responses', () => {
     const expected = GATEWAY_RESPONSES[type];
     const response = responseOf(type);
     expect(response, type).toBeDefined();
-    expect(response!.Properties.StatusCode).toBe(String(expected.status));
+    const { gatewayStatus, headers } = expected as GatewayResponse;
+    // The catch-alls keep API Gateway's own status (502 crash, 403, 415 ...); the others set theirs.
+    expect(response!.Properties.StatusCode).toBe(gatewayStatus ? undefined : String(expected.status));
+    for (const [name, value] of Object.entries(headers ?? {})) {
+      expect(response!.Properties.ResponseParameters[`gatewayresponse.header.${name}`], name).toBe(`'${value}'`);
+    }
     const template: string = response!.Properties.ResponseTemplates['application/json'];
     // $context.error.messageString is API Gateway's message, already in quotes.
     const body = JSON.parse(template.replace('$context.error.messageString', '"gateway message"'));
@@ -349,6 +354,10 @@ describe('gateway responses', () => {
     expect(responseOf('ACCESS_DENIED')!.Properties.StatusCode).toBe('401');
     expect(responseOf('MISSING_AUTHENTICATION_TOKEN')!.Properties.StatusCode).toBe('404');
     expect(responseOf('THROTTLED')!.Properties.StatusCode).toBe('429');
+    expect(responseOf('THROTTLED')!.Properties.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(responseOf('INTEGRATION_TIMEOUT')!.Properties.StatusCode).toBe('504');
+    expect(responseOf('DEFAULT_5XX')!.Properties).not.toHaveProperty('StatusCode');
+    expect(responseOf('DEFAULT_4XX')!.Properties).not.toHaveProperty('StatusCode');
     expect(responseOf('DEFAULT_5XX')!.Properties.ResponseTemplates['application/json']).toContain('"code":500');
   });
 });
