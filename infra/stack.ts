@@ -101,7 +101,7 @@ export class ServiceStack extends Stack {
       // The ARN only: the value is read at run time with the function's own permission.
       ...(needs.secret ? { JWT_SECRET_ARN: this.rootSecret.secretArn } : {}),
     });
-    const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy };
+    const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy, logLevel: settings.config.LOG_LEVEL };
 
     // The authorizer only verifies and reads token versions: a write grant would be a mistake.
     if ((authorizer.table as string) !== 'read') throw new Error('The authorizer must have read-only table access');

@@ -44,6 +44,14 @@ describe('prod stage', () => {
     expect(new Set(environments(prod).map((environment) => environment.LOG_LEVEL))).toEqual(new Set(['info']));
   });
 
+  it("sets every function's Lambda application log level from LOG_LEVEL, so debug lines reach CloudWatch in dev", () => {
+    const levels = (synthesized: Synthesized) =>
+      new Set(ofType(synthesized.resources, 'AWS::Lambda::Function').map(([, fn]) => `${fn.Properties.LoggingConfig.ApplicationLogLevel}/${fn.Properties.LoggingConfig.SystemLogLevel}/${fn.Properties.Environment.Variables.LOG_LEVEL}`));
+    expect(levels(dev)).toEqual(new Set(['DEBUG/INFO/debug']));
+    expect(levels(prod)).toEqual(new Set(['INFO/INFO/info']));
+    expect(levels(synth({ LOG_LEVEL: 'warn' }))).toEqual(new Set(['WARN/INFO/warn']));
+  });
+
   it('allows more traffic than dev', () => {
     const stageWide = (synthesized: Synthesized) => stageSettings(synthesized).MethodSettings.find((setting: any) => setting.ResourcePath === '/*');
     expect(stageWide(prod).ThrottlingRateLimit).toBeGreaterThan(stageWide(dev).ThrottlingRateLimit);
