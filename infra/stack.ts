@@ -152,6 +152,16 @@ export class ServiceStack extends Stack {
         ),
       },
     });
+    // Execution logging (errors only) writes to this group; API Gateway would create it on its own,
+    // outside the stack, without retention, and `cdk destroy` would leave it behind. Made here
+    // first, with the stage's retention and removal policy, it is the stack's like every other.
+    const executionLogs = new LogGroup(this, 'ApiExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${settings.stage}`,
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
+
     // Preflight on the resources that serve routes only, not on every path prefix (/api, /api/auth ...).
     const preflight: CorsOptions = {
       allowOrigins: anyOrigin(corsOrigins) ? Cors.ALL_ORIGINS : [...corsOrigins],

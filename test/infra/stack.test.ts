@@ -434,6 +434,20 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
   });
 
+  it("creates the stage's execution log group itself, with a retention, so that a teardown removes it", () => {
+    const [[apiId]] = ofType(resources, 'AWS::ApiGateway::RestApi') as [[string, Resource]];
+    const [[stageId, stageResource]] = ofType(resources, 'AWS::ApiGateway::Stage') as [[string, Resource]];
+    const execution = ofType(resources, 'AWS::Logs::LogGroup').filter(([, group]) => JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'));
+    expect(execution, stageId).toHaveLength(1);
+    const [groupId, group] = execution[0]!;
+    // The name API Gateway writes to: API-Gateway-Execution-Logs_<rest api id>/<stage>.
+    expect(group.Properties.LogGroupName).toEqual({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, `/${stageResource.Properties.StageName}`]] });
+    expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+    expect(group.DeletionPolicy).toBe('Delete');
+    // Created before the stage can log anything into it.
+    expect(asArray(stageResource.DependsOn)).toContain(groupId);
+  });
+
   it('alarms on the 5xx rate, throttled requests, authorizer failures and every route and job function error', () => {
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const serverErrors = alarms.find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('5XXError'));
