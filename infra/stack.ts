@@ -255,6 +255,7 @@ export class ServiceStack extends Stack {
         pathPrefix: CODE_PATH_PREFIX,
         requestsPer5MinutesPerIp: settings.waf.codeRequestsPer5MinutesPerIp,
         metricPrefix: `captioning-${settings.stage}-`,
+        corsOrigins,
       });
       new CfnOutput(this, 'WebAclArn', { value: waf.webAcl.attrArn, description: 'WAF web ACL on the API stage' });
     } else {

@@ -2,6 +2,7 @@ import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
+import { RATE_EXCEEDED_LABEL, WAF_RETRY_AFTER_SECONDS } from '../../infra/constructs/code-rate-limit-waf';
 import { parseConfig } from '../../shared/config';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { routeId, routes } from '../../shared/routes';
@@ -170,10 +171,15 @@ describe('WAF (-c waf=true)', () => {
     const acl = only(synthesized, 'AWS::WAFv2::WebACL').Properties;
     expect(acl.Scope).toBe('REGIONAL');
     expect(acl.DefaultAction).toEqual({ Allow: {} });
-    const [rule] = acl.Rules;
+    const [rule, blocked] = acl.Rules;
     const rate = rule.Statement.RateBasedStatement;
     expect(rate).toMatchObject({ AggregateKeyType: 'IP', Limit: 100, EvaluationWindowSec: 300 });
-    expect(rule.Action.Block.CustomResponse).toEqual({ ResponseCode: 429, CustomResponseBodyKey: 'THROTTLED' });
+    // The rate rule labels; the rule after it answers for any origin (CORS_ORIGINS=*).
+    expect(rule.Action).toEqual({ Count: {} });
+    expect(rule.RuleLabels).toEqual([{ Name: RATE_EXCEEDED_LABEL }]);
+    expect(blocked.Statement).toEqual({ LabelMatchStatement: { Scope: 'LABEL', Key: RATE_EXCEEDED_LABEL } });
+    expect(blocked.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'THROTTLED' });
+    expect(acl.Rules).toHaveLength(2);
     expect(JSON.parse(acl.CustomResponseBodies.THROTTLED.Content)).toEqual(GATEWAY_RESPONSES.THROTTLED.body);
 
     const pattern = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
@@ -183,6 +189,36 @@ describe('WAF (-c waf=true)', () => {
     for (const path of ['/api/auth/login', '/dev/api/users/me', '/api/verify-codes', '/x/y/api/verify-code/send']) {
       expect(pattern.test(path), path).toBe(false);
     }
+  });
+
+  const blockHeaders = (rule: any): Record<string, string> =>
+    Object.fromEntries(rule.Action.Block.CustomResponse.ResponseHeaders.map((header: { Name: string; Value: string }) => [header.Name, header.Value]));
+
+  it('answers its 429 with Retry-After and CORS, readable by a browser app', () => {
+    const [, blocked] = only(synthesized, 'AWS::WAFv2::WebACL').Properties.Rules;
+    expect(blockHeaders(blocked)).toMatchObject({
+      'Retry-After': String(WAF_RETRY_AFTER_SECONDS),
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': expect.stringContaining('Retry-After'),
+      'Cache-Control': 'no-store',
+    });
+    // An IP stays blocked until its count over the last 5 minutes falls below the limit.
+    expect(WAF_RETRY_AFTER_SECONDS).toBe(300);
+  });
+
+  it('names each allowed origin in its own blocking rule when CORS_ORIGINS lists several, and no origin for others', () => {
+    const rules = only(synth({ waf: 'true', CORS_ORIGINS: 'https://a.example.com,https://b.example.com' }), 'AWS::WAFv2::WebACL').Properties.Rules;
+    expect(rules.map((rule: any) => rule.Priority)).toEqual([0, 1, 2, 3]);
+    for (const [index, origin] of ['https://a.example.com', 'https://b.example.com'].entries()) {
+      const rule = rules[index + 1];
+      const [label, header] = rule.Statement.AndStatement.Statements;
+      expect(label).toEqual({ LabelMatchStatement: { Scope: 'LABEL', Key: RATE_EXCEEDED_LABEL } });
+      expect(header.ByteMatchStatement).toMatchObject({ FieldToMatch: { SingleHeader: { Name: 'origin' } }, PositionalConstraint: 'EXACTLY', SearchString: origin });
+      expect(blockHeaders(rule)).toMatchObject({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Retry-After': String(WAF_RETRY_AFTER_SECONDS) });
+    }
+    const fallback = blockHeaders(rules[3]);
+    expect(fallback).not.toHaveProperty('Access-Control-Allow-Origin');
+    expect(fallback).toMatchObject({ Vary: 'Origin', 'Retry-After': String(WAF_RETRY_AFTER_SECONDS) });
   });
 
   it('is associated with the API stage', () => {
