@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
@@ -28,7 +29,7 @@ export const handler = endpoint('POST /api/verify-code/send', {
     errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT'],
     headers: ['Accept-Language'],
   },
-  adapters: { codeSender: awsCodeSender, secrets: secretsManagerSource },
+  adapters: { database, codeSender: awsCodeSender, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => {
     await sendCode(ctx, body.target, chooseLocale(body.locale, headerValue(headers, 'accept-language')));
     return succeeded('Verification code sent.');
