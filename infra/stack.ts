@@ -113,7 +113,7 @@ export class ServiceStack extends Stack {
       timeout: DEFAULT_TIMEOUT,
       environment: functionEnvironment(authorizer),
     });
-    grantNeeds(this, this.authorizerFunction.role, authorizer, targets);
+    grantNeeds(this, 'authorizer', this.authorizerFunction.role, authorizer, targets);
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
     const corsOrigins = settings.config.CORS_ORIGINS;
@@ -202,7 +202,7 @@ export class ServiceStack extends Stack {
         environment: functionEnvironment(route),
         wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
       });
-      grantNeeds(this, fn.role, route, targets);
+      grantNeeds(this, routeId(route), fn.role, route, targets);
 
       // Both paths of a route invoke the same function: one cold start pool, one set of alarms.
       const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
@@ -230,7 +230,7 @@ export class ServiceStack extends Stack {
     // Scheduled work from the same file as the routes: a function and an EventBridge rule each.
     for (const job of jobs) {
       const id = constructIdOf('job', job.name);
-      const needs: Needs = { table: job.table, secret: false };
+      const needs: Needs = { table: job.table, dynamodb: job.dynamodb, secret: false };
       const fn = new ServiceFunction(this, id, {
         ...baseFunction,
         entry: job.entry,
@@ -239,7 +239,7 @@ export class ServiceStack extends Stack {
         timeout: Duration.seconds(job.timeoutSeconds),
         environment: functionEnvironment(needs),
       });
-      grantNeeds(this, fn.role, needs, targets);
+      grantNeeds(this, `job ${job.name}`, fn.role, needs, targets);
       new Rule(this, `${id}Schedule`, {
         description: `Runs job ${job.name}`,
         schedule: Schedule.expression(job.schedule),

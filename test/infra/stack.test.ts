@@ -10,7 +10,7 @@ import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTR
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
-import type { RouteDefinition } from '../../shared/routes';
+import type { RouteDefinition, TableAccess } from '../../shared/routes';
 import {
   allowedActions,
   asArray,
@@ -238,7 +238,6 @@ describe('scheduled jobs', () => {
 
 describe('least privilege', () => {
   const WRITE = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems)$/;
-  const READ = ['dynamodb:GetItem', 'dynamodb:Query'];
 
   it('has no wildcard action in any policy of the stack', () => {
     const documents = [
@@ -253,12 +252,17 @@ describe('least privilege', () => {
   it('grants every function exactly the table access, sender and secret its route table entry declares', () => {
     const [[secretId]] = ofType(resources, 'AWS::SecretsManager::Secret') as [[string, Resource]];
     const [[tableId]] = ofType(resources, 'AWS::DynamoDB::Table') as [[string, Resource]];
-    const check = (label: string, functionId: string, needs: { table: string; sender?: boolean; secret: boolean }) => {
+    const check = (label: string, functionId: string, needs: { table: string; dynamodb?: TableAccess; sender?: boolean; secret: boolean }) => {
       const statements = statementsOf(functionId);
       const actions = allowedActions(statements);
       const dynamo = actions.filter((action) => action.startsWith('dynamodb:'));
+      // Exactly the declared actions on the table, and Query on exactly the declared indexes.
+      const onTable = statements.filter((statement) => asArray(statement.Action).some((action) => action.startsWith('dynamodb:')) && !JSON.stringify(statement.Resource).includes('/index/'));
+      const onIndexes = statements.filter((statement) => JSON.stringify(statement.Resource ?? '').includes('/index/'));
+      expect(onTable.flatMap((statement) => asArray(statement.Action)).sort(), label).toEqual((needs.dynamodb?.actions ?? []).map((action) => `dynamodb:${action}`).sort());
+      expect(onIndexes.flatMap((statement) => asArray(statement.Action)), label).toEqual(needs.dynamodb?.indexes?.length ? ['dynamodb:Query'] : []);
+      for (const index of needs.dynamodb?.indexes ?? []) expect(JSON.stringify(onIndexes[0]!.Resource), label).toContain(`/index/${index}`);
       if (needs.table === 'none') expect(dynamo, label).toEqual([]);
-      else expect(dynamo, label).toEqual(expect.arrayContaining(READ));
       if (needs.table === 'read-write') expect(dynamo.filter((action) => WRITE.test(action)), label).not.toEqual([]);
       else expect(dynamo.filter((action) => WRITE.test(action)), label).toEqual([]);
 
@@ -281,7 +285,7 @@ describe('least privilege', () => {
       }
     };
     for (const route of ALL_ROUTES) check(routeId(route), functionOf.get(route)!, route);
-    for (const job of jobs) check(job.name, jobFunctionId(job.name), { table: job.table, secret: false });
+    for (const job of jobs) check(job.name, jobFunctionId(job.name), { table: job.table, dynamodb: job.dynamodb, secret: false });
     check('authorizer', authorizerFunctionId, authorizer);
     expect(authorizer.table).toBe('read');
   });
@@ -299,10 +303,14 @@ describe('least privilege', () => {
     expect(JSON.stringify(deny.Resource)).toContain(':sns:*:*:*');
   });
 
-  it('gives read-only routes a read grant that also covers the list index', () => {
-    const readOnly = ALL_ROUTES.find((route) => route.table === 'read')!;
-    const statement = statementsOf(functionOf.get(readOnly)!).find((candidate) => asArray(candidate.Action).includes('dynamodb:Query'))!;
-    expect(JSON.stringify(statement.Resource)).toContain(`/index/${LIST_INDEX_NAME}`);
+  it('lets only the functions that query the list index reach it, and the authorizer only get items', () => {
+    const queriesIndex = ALL_ROUTES.filter((route) => route.dynamodb?.indexes?.includes(LIST_INDEX_NAME));
+    expect(queriesIndex.map(routeId)).toEqual(['GET /api/devices']);
+    for (const route of ALL_ROUTES) {
+      const reaches = JSON.stringify(statementsOf(functionOf.get(route)!).map((statement) => statement.Resource)).includes(`/index/${LIST_INDEX_NAME}`);
+      expect(reaches, routeId(route)).toBe(queriesIndex.includes(route));
+    }
+    expect(allowedActions(statementsOf(authorizerFunctionId)).filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);
   });
 });
 
