@@ -73,6 +73,10 @@ export const SERVICE_SETTINGS = [
   'APP_NAME',
   'CORS_ORIGINS',
   'LOG_LEVEL',
+  'DYNAMODB_CONNECT_TIMEOUT_MS',
+  'DYNAMODB_REQUEST_TIMEOUT_MS',
+  'AWS_CONNECT_TIMEOUT_MS',
+  'AWS_REQUEST_TIMEOUT_MS',
 ] as const satisfies readonly (keyof Config)[];
 
 /** `no-reply@example.com` or `Captions <no-reply@example.com>`: display name, address, domain. */

@@ -16,7 +16,12 @@ export function secretsManagerSource(
 ): SecretSource {
   const secretId = cfg.JWT_SECRET_ARN;
   if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
-  const target: AwsJsonTarget = { service: 'secretsmanager', region: cfg.AWS_REGION, ...reach };
+  const target: AwsJsonTarget = {
+    service: 'secretsmanager',
+    region: cfg.AWS_REGION,
+    timeoutMs: cfg.AWS_CONNECT_TIMEOUT_MS + cfg.AWS_REQUEST_TIMEOUT_MS,
+    ...reach,
+  };
   return {
     async rootSecret() {
       const result = await callAws<{ SecretString?: string }>(target, 'GetSecretValue', { SecretId: secretId });

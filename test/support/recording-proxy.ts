@@ -13,17 +13,24 @@ export interface RecordedCall {
 export interface RecordingProxy {
   url: string;
   onCall(listener: (call: RecordedCall) => void): void;
+  /** From now on, requests are held without an answer, as a frozen DynamoDB holds them. */
+  stall(): void;
+  /** Requests flow again (those held meanwhile stay unanswered: their callers gave up). */
+  resume(): void;
   close(): Promise<void>;
 }
 
 /**
  * An HTTP proxy in front of DynamoDB Local that reports every call passing through it: what a
- * function really asks of DynamoDB, whichever client it uses, as IAM will see it on AWS.
+ * function really asks of DynamoDB, whichever client it uses, as IAM will see it on AWS. It can
+ * also stall, like DynamoDB Local under SIGSTOP: connections are accepted, nothing is answered.
  */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const upstream = new URL(target);
   let listener: (call: RecordedCall) => void = () => {};
+  let stalled = false;
   const server = createServer((incoming, outgoing) => {
+    if (stalled) return;
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
@@ -54,6 +61,12 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     url: `http://127.0.0.1:${port}`,
     onCall: (next) => {
       listener = next;
+    },
+    stall: () => {
+      stalled = true;
+    },
+    resume: () => {
+      stalled = false;
     },
     close: () =>
       new Promise<void>((resolve) => {
