@@ -166,7 +166,7 @@ const RESPONSE_HEADERS = {
     schema: { type: 'string' },
   },
   RetryAfter: {
-    description: 'Seconds to wait before trying again (with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED).',
+    description: 'Seconds to wait before trying again: with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED (also as `retryAfterSeconds`), and on every 429 and 503.',
     schema: { type: 'integer', minimum: 1 },
   },
   IdempotentReplayed: {
@@ -267,7 +267,7 @@ function errorResponseBody(names: string[]) {
   const lines = names.map((name) => `- \`${name}\`: ${ERROR_MEANINGS[name]}`);
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
-    ...(names.some((name) => RETRY_AFTER_ERRORS.has(name)) ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
+    ...(names.some((name) => RETRY_AFTER_ERRORS.has(name)) || status === 429 || status === 503 ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
     content: {
       'application/json': {
         schema: { allOf: [ref('schemas', 'Error'), { properties: { code: { enum: codes }, error: { enum: names } } }] },

@@ -49,6 +49,7 @@ describe('a stalled database', () => {
       const read = await timed(() => api.request('GET', '/api/transcriptions/usage', { token }));
       expect(read.response.status).toBe(503);
       expect(read.response.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
+      expect(Number(read.response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(JSON.stringify(read.response.body)).not.toMatch(/timeout|dynamo/i);
       // It waited for the timeouts (no instant failure), and no longer than the bound.
       expect(read.elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS);

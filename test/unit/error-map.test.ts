@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as errors from '../../shared/errors';
-import { HTTP_BY_ERROR_CODE, errorResponse } from '../../shared/http/error-map';
+import { HTTP_BY_ERROR_CODE, UNAVAILABLE_RETRY_AFTER_SECONDS, errorResponse } from '../../shared/http/error-map';
 
 type ErrorClass = new (...args: any[]) => errors.DomainError;
 const isDomainErrorClass = (value: unknown): value is ErrorClass =>
@@ -52,6 +52,22 @@ describe('error map', () => {
     expect(response.headers['Retry-After']).toBe('42');
     expect(response.body).toMatchObject({ code: 1, error: 'CODE_COOLDOWN', retryAfterSeconds: 42 });
     expect(errorResponse(new errors.LoginLockedError('locked', 900), undefined).headers['Retry-After']).toBe('900');
+  });
+
+  it('adds Retry-After to every 503 and 429 it answers', () => {
+    const statuses = Object.entries(HTTP_BY_ERROR_CODE).filter(([, mapped]) => mapped.status === 503 || mapped.status === 429);
+    expect(statuses.map(([code]) => code)).toEqual(expect.arrayContaining(['SERVICE_UNAVAILABLE', 'DELIVERY_FAILED']));
+    const instances = Object.values(errors)
+      .filter((value) => typeof value === 'function' && value.prototype instanceof errors.DomainError)
+      .map((ErrorClass) => { try { return new (ErrorClass as any)('m', 30) as errors.DomainError; } catch { return undefined; } })
+      .filter((error): error is errors.DomainError => error !== undefined && typeof error.code === 'string');
+    for (const [code] of statuses) {
+      const error = instances.find((candidate) => candidate.code === code)!;
+      expect(error, code).toBeDefined();
+      const response = errorResponse(error, 'r1');
+      expect(Number(response.headers['Retry-After']), code).toBeGreaterThanOrEqual(1);
+    }
+    expect(errorResponse(new errors.ServiceUnavailableError('busy'), 'r1').headers['Retry-After']).toBe(String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   });
 
   it('lists validation details', () => {
