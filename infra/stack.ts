@@ -23,7 +23,7 @@ import type { Construct } from 'constructs';
 import { TTL_ATTRIBUTE, tableDefinition } from '../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, anyOrigin } from '../shared/http/headers';
-import { authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
+import { CODE_PATH_PREFIX, authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
 import type { RouteDefinition } from '../shared/routes';
 import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
@@ -44,8 +44,6 @@ import type { StageSettings } from './stage-settings';
 const PASSWORD_HASHING_TIMEOUT = Duration.seconds(15);
 /** The authorizer runs before every uncached Bearer request: a bit more CPU makes its cold start shorter. */
 const AUTHORIZER_MEMORY_MB = 512;
-/** The per-IP WAF rule covers the code endpoints. */
-const CODE_PATH_PREFIX = '/api/verify-code/';
 
 export interface ServiceStackProps extends StackProps {
   settings: StageSettings;

@@ -41,6 +41,12 @@ export interface Config {
   /** The same for SES, SNS and Secrets Manager. */
   AWS_CONNECT_TIMEOUT_MS: number;
   AWS_REQUEST_TIMEOUT_MS: number;
+  /** Local server only (infra/local/server.ts): what API Gateway and WAF bound on AWS. */
+  LOCAL_CODE_REQUESTS_PER_5_MINUTES: number;
+  LOCAL_HEADERS_TIMEOUT_MS: number;
+  LOCAL_REQUEST_TIMEOUT_MS: number;
+  LOCAL_IDLE_TIMEOUT_MS: number;
+  LOCAL_MAX_CONNECTIONS: number;
 }
 
 export class ConfigError extends Error {}
@@ -148,6 +154,12 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   // 3 attempts (the SDK's default, and the signed calls') of at most 2 s each.
   AWS_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
   AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
+  // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
+  LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(100),
+  LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),
+  LOCAL_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
+  LOCAL_IDLE_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
+  LOCAL_MAX_CONNECTIONS: positive(256),
 };
 
 export function parseConfig(env: Env): Config {

@@ -185,3 +185,9 @@ export const VERSION_PREFIX = '/api/v1';
 
 /** The paths a route answers at: its own and the versioned alias. */
 export const versionedPaths = (path: string): string[] => [path, path.replace(/^\/api(?=\/)/, VERSION_PREFIX)];
+
+/**
+ * The code endpoints (send and verify; each code costs an e-mail or an SMS): the per-client limit
+ * covers every path under it and its /api/v1 alias, WAF's on AWS and the local server's locally.
+ */
+export const CODE_PATH_PREFIX = '/api/verify-code/';
