@@ -260,7 +260,7 @@ export class ServiceStack extends Stack {
       Validations.of(this.api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
-          'WAF is opt-in (-c waf=true, it has a monthly cost); without it the stage and per-method throttles and the per-target code limits bound abuse',
+          'WAF was turned off for this deployment (-c waf=false); the stage and per-method throttles and the per-target code limits still bound abuse',
       });
     }
 

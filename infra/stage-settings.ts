@@ -104,9 +104,9 @@ function text(node: Node, key: string): string | undefined {
   throw new Error(`Context value ${key} must be a string, number or boolean`);
 }
 
-function flag(node: Node, key: string): boolean {
+function flag(node: Node, key: string, fallback = false): boolean {
   const value = text(node, key);
-  if (value === undefined) return false;
+  if (value === undefined) return fallback;
   if (value === 'true' || value === 'false') return value === 'true';
   throw new Error(`Context value ${key} must be true or false, not ${value}`);
 }
@@ -180,7 +180,8 @@ export function readStageSettings(node: Node): StageSettings {
     logRetention: defaults.logRetention,
     throttle: throttle(node, 'throttle', defaults.throttle),
     strictThrottle: throttle(node, 'strictThrottle', defaults.strictThrottle),
-    waf: flag(node, 'waf') ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
+    // On in every stage unless turned off (-c waf=false): without it one client could drain code sending for everyone.
+    waf: flag(node, 'waf', true) ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
     alarmTopicArn: text(node, 'alarmTopicArn'),
   };
 }

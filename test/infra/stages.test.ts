@@ -160,11 +160,13 @@ describe('CORS origins from context', () => {
   });
 });
 
-describe('WAF (-c waf=true)', () => {
-  const synthesized = synth({ waf: 'true' });
+describe('WAF (on by default, -c waf=false turns it off)', () => {
+  const synthesized = synth({});
 
-  it('is absent unless asked for', () => {
-    expect(ofType(synth({}).resources, 'AWS::WAFv2::WebACL')).toEqual([]);
+  it('is on in every stage by default, and absent only when turned off', () => {
+    expect(ofType(synth(PROD).resources, 'AWS::WAFv2::WebACL')).toHaveLength(1);
+    expect(ofType(synthesized.resources, 'AWS::WAFv2::WebACL')).toHaveLength(1);
+    expect(ofType(synth({ waf: 'false' }).resources, 'AWS::WAFv2::WebACL')).toEqual([]);
   });
 
   it('limits each IP on the code endpoints and answers 429 in the contract shape', () => {
@@ -207,7 +209,7 @@ describe('WAF (-c waf=true)', () => {
   });
 
   it('names each allowed origin in its own blocking rule when CORS_ORIGINS lists several, and no origin for others', () => {
-    const rules = only(synth({ waf: 'true', CORS_ORIGINS: 'https://a.example.com,https://b.example.com' }), 'AWS::WAFv2::WebACL').Properties.Rules;
+    const rules = only(synth({ CORS_ORIGINS: 'https://a.example.com,https://b.example.com' }), 'AWS::WAFv2::WebACL').Properties.Rules;
     expect(rules.map((rule: any) => rule.Priority)).toEqual([0, 1, 2, 3]);
     for (const [index, origin] of ['https://a.example.com', 'https://b.example.com'].entries()) {
       const rule = rules[index + 1];
