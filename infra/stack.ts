@@ -269,6 +269,7 @@ export class ServiceStack extends Stack {
       api: this.api,
       accessLogs,
       functions: [...this.deployedRoutes.map((deployed) => deployed.function), ...this.jobFunctions],
+      codeSenders: this.deployedRoutes.filter((deployed) => deployed.route.sender).map((deployed) => deployed.function),
       alarmTopicArn: settings.alarmTopicArn,
     });
 

@@ -41,6 +41,8 @@ export interface Config {
   /** The same for SES, SNS and Secrets Manager. */
   AWS_CONNECT_TIMEOUT_MS: number;
   AWS_REQUEST_TIMEOUT_MS: number;
+  /** The SMS circuit breaker: SMS codes per UTC hour for the whole deployment; past it SMS sends answer 429. */
+  SMS_MAX_PER_HOUR: number;
   /** Local server only (infra/local/server.ts): what API Gateway and WAF bound on AWS. */
   LOCAL_CODE_REQUESTS_PER_5_MINUTES: number;
   LOCAL_HEADERS_TIMEOUT_MS: number;
@@ -154,6 +156,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   // 3 attempts (the SDK's default, and the signed calls') of at most 2 s each.
   AWS_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
   AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
+  SMS_MAX_PER_HOUR: positive(500),
   // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
   LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(100),
   LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),

@@ -55,6 +55,11 @@ export class CodeDailyLimitError extends RetryLaterError {
   readonly code = 'CODE_DAILY_LIMIT';
 }
 
+/** The deployment's SMS budget for this hour (SMS_MAX_PER_HOUR) is spent; e-mail codes still go out. */
+export class SmsLimitReachedError extends RetryLaterError {
+  readonly code = 'SMS_LIMIT_REACHED';
+}
+
 export class LoginLockedError extends RetryLaterError {
   readonly code = 'LOGIN_LOCKED';
 }

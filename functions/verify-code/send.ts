@@ -26,7 +26,7 @@ export const handler = endpoint('POST /api/verify-code/send', {
     summary: 'Send a verification code',
     description:
       'By e-mail or SMS, in the language of `locale`, else of `Accept-Language`, else English. Answers the same whether or not an account exists. One code per target every 60 s.',
-    errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT'],
+    errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT', 'SMS_LIMIT_REACHED'],
     headers: ['Accept-Language'],
   },
   adapters: { database, codeSender: awsCodeSender, secrets: secretsManagerSource },

@@ -90,6 +90,7 @@ const ERROR_MEANINGS: Record<string, string> = {
   CODE_ATTEMPTS_EXCEEDED: 'five wrong tries: the code is void; request a new one',
   ACCOUNT_EXISTS: 'an account with this e-mail or phone exists',
   INVALID_CREDENTIALS: 'wrong e-mail/phone or password (the same answer for unknown accounts)',
+  SMS_LIMIT_REACHED: 'the service has sent as many SMS codes this hour as it may (`Retry-After`); e-mail codes still work',
   LOGIN_LOCKED: 'too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works',
   DEVICE_BOUND_ELSEWHERE: 'the device is bound to another account',
   UNAUTHORIZED: 'the token is missing, malformed, invalid or expired, or its account was deleted or its password reset',

@@ -20,6 +20,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | event statistics per type   | USER#<userId>           | STATS#<type>  |
  * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
  * | account purge in progress   | PURGE                   | USER#<userId> |
+ * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
  *
@@ -56,6 +57,8 @@ export const keys = {
   eventStats: (userId: number, eventType: string) => key(`USER#${userId}`, `STATS#${eventType}`),
   idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
+  /** `<hour>` is `2026-01-29T10` (UTC); shards spread the deployment-wide count over partitions. */
+  smsHourShard: (utcHour: string, shard: number) => key(`SMS#${utcHour}#${shard}`, 'COUNT'),
 };
 
 /** Sort key prefixes of the listings inside a user's partition. */

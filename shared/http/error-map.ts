@@ -33,6 +33,7 @@ export const HTTP_BY_ERROR_CODE: Record<string, { status: number; code: number }
   NOT_FOUND: { status: 404, code: 404 },
   IDEMPOTENCY_KEY_REUSED: { status: 422, code: 422 },
   DELIVERY_FAILED: { status: 503, code: 1 },
+  SMS_LIMIT_REACHED: { status: 429, code: 429 },
   SERVICE_UNAVAILABLE: { status: 503, code: 503 },
 };
 

@@ -470,6 +470,13 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     };
     expect(alarmOnFilter(/\$\.status\s*=\s*429/)).toBeDefined();
     expect(alarmOnFilter(/AUTHORIZER_FAILURE/)).toBeDefined();
+    // The SMS circuit breaker: its log line in the sender's log group is a metric with an alarm.
+    const smsFilter = filters.find((filter) => /sms limit reached/.test(filter.FilterPattern))!;
+    expect(smsFilter.MetricTransformations[0].MetricName).toBe('SmsLimitReached');
+    const sender = ALL_ROUTES.find((route) => route.sender)!;
+    const senderLogs = refOf(resources[functionOf.get(sender)!]!.Properties.LoggingConfig.LogGroup);
+    expect(refOf(ofType(resources, 'AWS::Logs::MetricFilter').find(([, filter]) => filter.Properties === smsFilter)![1].Properties.LogGroupName)).toBe(senderLogs);
+    expect(alarmOnFilter(/sms limit reached/)).toBeDefined();
 
     for (const [label, functionId] of [...ALL_ROUTES.map((route) => [routeId(route), functionOf.get(route)!]), ...jobs.map((job) => [job.name, jobFunctionId(job.name)])]) {
       const errors = alarms.find(
