@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { startLocalApi, uniqueEmail } from '../support/local-api';
@@ -141,5 +142,40 @@ describe('code requests per client address', () => {
     expect((await api.request('GET', '/api/health')).status).toBe(200);
     api.clock.advance(301);
     expect((await send()).status).toBe(200);
+  });
+});
+
+// Last: a second server in this process takes over the settings and ports the handlers read.
+describe('connections', () => {
+  it('accepts no more than LOCAL_MAX_CONNECTIONS at once', async () => {
+    const capped = await startLocalApi({ LOCAL_MAX_CONNECTIONS: '2' });
+    const url = new URL(capped.url);
+    const open = () =>
+      new Promise<Socket>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () => resolve(socket));
+        socket.on('error', () => undefined);
+      });
+    const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+    try {
+      const held = [await open(), await open()];
+      // Node drops a connection over the cap at once; the held ones stay open.
+      const third = await open();
+      await closed(third);
+      expect(held.every((socket) => !socket.destroyed)).toBe(true);
+      held[0]!.destroy();
+      await closed(held[0]!);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const answer = await new Promise<string>((resolve) => {
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(`GET /api/health HTTP/1.1\r\nHost: ${url.host}\r\nConnection: close\r\n\r\n`));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 200/);
+      held[1]!.destroy();
+    } finally {
+      await capped.close();
+    }
   });
 });
