@@ -210,7 +210,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       try {
         result = await authorize({ type: 'TOKEN', authorizationToken: header, methodArn: arn });
       } catch (error) {
-        return (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX';
+        // As API Gateway: any other failure of the authorizer is AUTHORIZER_FAILURE.
+        return (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
       }
       if (cfg.AUTHORIZER_CACHE_SECONDS > 0) {
         authorizerCache.set(header, { result, until: Date.now() + cfg.AUTHORIZER_CACHE_SECONDS * 1000 });

@@ -1,3 +1,5 @@
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-map';
+
 /**
  * The bodies API Gateway itself answers with, before or instead of a handler, in the contract's
  * `{code, message, error}` shape. The CDK stack configures them as gateway responses; the local
@@ -32,6 +34,13 @@ export const GATEWAY_RESPONSES = {
     headers: { 'Retry-After': String(THROTTLED_RETRY_AFTER_SECONDS) },
   },
   REQUEST_TOO_LARGE: { status: 413, body: { code: 413, message: 'Request too large', error: 'PAYLOAD_TOO_LARGE' } },
+  // The authorizer could not decide (its token-version read or the secret timed out or failed):
+  // a dependency is unavailable, so the contract's 503, not a 500. A refused token is UNAUTHORIZED.
+  AUTHORIZER_FAILURE: {
+    status: 503,
+    body: { code: 503, message: 'The service is busy. Try again shortly.', error: 'SERVICE_UNAVAILABLE' },
+    headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+  },
   // A function that ran past its timeout (or API Gateway's 29 s): 504, not the catch-all.
   INTEGRATION_TIMEOUT: { status: 504, body: { code: 504, message: 'Gateway timeout', error: 'GATEWAY_TIMEOUT' } },
   DEFAULT_4XX: { status: 400, body: { code: 400, message: 'Bad request', error: 'BAD_REQUEST' }, gatewayStatus: true },

@@ -364,6 +364,8 @@ describe('gateway responses', () => {
     expect(responseOf('THROTTLED')!.Properties.StatusCode).toBe('429');
     expect(responseOf('THROTTLED')!.Properties.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
     expect(responseOf('INTEGRATION_TIMEOUT')!.Properties.StatusCode).toBe('504');
+    expect(responseOf('AUTHORIZER_FAILURE')!.Properties.StatusCode).toBe('503');
+    expect(responseOf('AUTHORIZER_FAILURE')!.Properties.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'2'");
     expect(responseOf('DEFAULT_5XX')!.Properties).not.toHaveProperty('StatusCode');
     expect(responseOf('DEFAULT_4XX')!.Properties).not.toHaveProperty('StatusCode');
     expect(responseOf('DEFAULT_5XX')!.Properties.ResponseTemplates['application/json']).toContain('"code":500');

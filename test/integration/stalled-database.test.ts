@@ -18,6 +18,8 @@ const BOUND_MS = DYNAMODB_MAX_ATTEMPTS * 2 * TIMEOUT_MS + 8000;
 let proxy: RecordingProxy;
 let api: LocalApi;
 let token: string;
+/** Signed in, never used: the authorizer has not decided on it, so it must read the table. */
+let uncached: string;
 
 beforeAll(async () => {
   proxy = await startRecordingProxy(inject('dynamoEndpoint'));
@@ -27,6 +29,7 @@ beforeAll(async () => {
     DYNAMODB_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
   });
   token = (await signIn(api, uniqueEmail('stalled'))).token;
+  uncached = (await signIn(api, uniqueEmail('stalled-uncached'))).token;
   // The authorizer's decision is cached from here on, as API Gateway caches it.
   expect((await api.request('GET', '/api/transcriptions/usage', { token })).status).toBe(200);
 });
@@ -60,6 +63,14 @@ describe('a stalled database', () => {
       expect(write.response.status).toBe(503);
       expect(write.elapsed).toBeLessThan(BOUND_MS);
 
+      // The authorizer's own read of the token version times out too: 503, as API Gateway's
+      // AUTHORIZER_FAILURE answers it (shared/http/gateway-responses.ts).
+      const undecided = await timed(() => api.request('GET', '/api/users/me', { token: uncached }));
+      expect(undecided.response.status).toBe(503);
+      expect(undecided.response.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
+      expect(Number(undecided.response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(undecided.elapsed).toBeLessThan(BOUND_MS);
+
       const send = await timed(() => api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail('stalled-send') } }));
       expect(send.response.status).toBe(503);
       expect(send.elapsed).toBeLessThan(BOUND_MS);
@@ -69,5 +80,6 @@ describe('a stalled database', () => {
     expect((await api.request('GET', '/api/transcriptions/usage', { token })).status).toBe(200);
     const saved = await api.request('POST', '/api/transcriptions', { token, body: { recordTitle: 'After', text: 'y', language: 'en-US', durationSeconds: 2 } });
     expect(saved.status).toBe(200);
+    expect((await api.request('GET', '/api/users/me', { token: uncached })).status).toBe(200);
   }, 60_000);
 });
