@@ -98,7 +98,7 @@ const ERROR_MEANINGS: Record<string, string> = {
   IDEMPOTENCY_KEY_REUSED: `the \`${IDEMPOTENCY_HEADER}\` was used in the last 24 hours for a different request`,
   THROTTLED: 'too many requests (gateway throttling, or the per-IP limit on code requests)',
   DELIVERY_FAILED: 'the code could not be e-mailed or texted; no code is pending and the cooldown is released',
-  SERVICE_UNAVAILABLE: 'the database is busy or the request kept colliding with concurrent ones; retry shortly',
+  SERVICE_UNAVAILABLE: 'the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly',
   INTERNAL: 'an unexpected error; `requestId` identifies it in the logs',
 };
 
@@ -299,7 +299,8 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   if (idempotent) errorNames.add('IDEMPOTENCY_KEY_REUSED');
   for (const name of definition.docs.errors ?? []) errorNames.add(name);
   if (route.sender) errorNames.add('DELIVERY_FAILED');
-  if (route.table !== 'none') errorNames.add('SERVICE_UNAVAILABLE');
+  // The table, the root secret, or (on a 🔒 route) the authorizer's reads of them may be unavailable.
+  if (route.table !== 'none' || route.secret || route.auth === 'bearer') errorNames.add('SERVICE_UNAVAILABLE');
   errorNames.add('THROTTLED');
   errorNames.add('INTERNAL');
   const byStatus = new Map<number, string[]>();
