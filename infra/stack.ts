@@ -24,7 +24,7 @@ import type { Construct } from 'constructs';
 import { TTL_ATTRIBUTE, tableDefinition } from '../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, anyOrigin } from '../shared/http/headers';
-import { authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
+import { CODE_PATH_PREFIX, authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
 import type { RouteDefinition } from '../shared/routes';
 import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
@@ -44,8 +44,6 @@ import type { StageSettings } from './stage-settings';
 
 /** scrypt at the contract's parameters takes ~0.5 s on a full vCPU; a login may hash twice (upgrade). */
 const PASSWORD_HASHING_TIMEOUT = Duration.seconds(15);
-/** The per-IP WAF rule covers the code endpoints. */
-const CODE_PATH_PREFIX = '/api/verify-code/';
 
 /**
  * Which API requests X-Ray traces (the functions follow the gateway's decision). X-Ray's default
@@ -109,7 +107,7 @@ export class ServiceStack extends Stack {
       // The ARN only: the value is read at run time with the function's own permission.
       ...(needs.secret ? { JWT_SECRET_ARN: this.rootSecret.secretArn } : {}),
     });
-    const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy };
+    const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy, logLevel: settings.config.LOG_LEVEL };
 
     // The authorizer only verifies and reads token versions: a write grant would be a mistake.
     if ((authorizer.table as string) !== 'read') throw new Error('The authorizer must have read-only table access');
@@ -121,7 +119,7 @@ export class ServiceStack extends Stack {
       timeout: DEFAULT_TIMEOUT,
       environment: functionEnvironment(authorizer),
     });
-    grantNeeds(this, this.authorizerFunction.role, authorizer, targets);
+    grantNeeds(this, 'authorizer', this.authorizerFunction.role, authorizer, targets);
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
     const corsOrigins = settings.config.CORS_ORIGINS;
@@ -160,6 +158,16 @@ export class ServiceStack extends Stack {
         ),
       },
     });
+    // Execution logging (errors only) writes to this group; API Gateway would create it on its own,
+    // outside the stack, without retention, and `cdk destroy` would leave it behind. Made here
+    // first, with the stage's retention and removal policy, it is the stack's like every other.
+    const executionLogs = new LogGroup(this, 'ApiExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${settings.stage}`,
+      retention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
+
     // Preflight on the resources that serve routes only, not on every path prefix (/api, /api/auth ...).
     const preflight: CorsOptions = {
       allowOrigins: anyOrigin(corsOrigins) ? Cors.ALL_ORIGINS : [...corsOrigins],
@@ -200,7 +208,7 @@ export class ServiceStack extends Stack {
         environment: functionEnvironment(route),
         wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
       });
-      grantNeeds(this, fn.role, route, targets);
+      grantNeeds(this, routeId(route), fn.role, route, targets);
 
       // Both paths of a route invoke the same function: one cold start pool, one set of alarms.
       const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
@@ -245,7 +253,7 @@ export class ServiceStack extends Stack {
     // Scheduled work from the same file as the routes: a function and an EventBridge rule each.
     for (const job of jobs) {
       const id = constructIdOf('job', job.name);
-      const needs: Needs = { table: job.table, secret: false };
+      const needs: Needs = { table: job.table, dynamodb: job.dynamodb, secret: false };
       const fn = new ServiceFunction(this, id, {
         ...baseFunction,
         entry: job.entry,
@@ -254,7 +262,7 @@ export class ServiceStack extends Stack {
         timeout: Duration.seconds(job.timeoutSeconds),
         environment: functionEnvironment(needs),
       });
-      grantNeeds(this, fn.role, needs, targets);
+      grantNeeds(this, `job ${job.name}`, fn.role, needs, targets);
       new Rule(this, `${id}Schedule`, {
         description: `Runs job ${job.name}`,
         schedule: Schedule.expression(job.schedule),
@@ -270,13 +278,14 @@ export class ServiceStack extends Stack {
         pathPrefix: CODE_PATH_PREFIX,
         requestsPer5MinutesPerIp: settings.waf.codeRequestsPer5MinutesPerIp,
         metricPrefix: `captioning-${settings.stage}-`,
+        corsOrigins,
       });
       new CfnOutput(this, 'WebAclArn', { value: waf.webAcl.attrArn, description: 'WAF web ACL on the API stage' });
     } else {
       Validations.of(this.api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
-          'WAF is opt-in (-c waf=true, it has a monthly cost); without it the stage and per-method throttles and the per-target code limits bound abuse',
+          'WAF was turned off for this deployment (-c waf=false); the stage and per-method throttles and the per-target code limits still bound abuse',
       });
     }
 
@@ -285,6 +294,7 @@ export class ServiceStack extends Stack {
       api: this.api,
       accessLogs,
       functions: [...this.deployedRoutes.map((deployed) => deployed.function), ...this.jobFunctions],
+      codeSenders: this.deployedRoutes.filter((deployed) => deployed.route.sender).map((deployed) => deployed.function),
       alarmTopicArn: settings.alarmTopicArn,
     });
 

@@ -70,16 +70,35 @@ export const SERVICE_SETTINGS = [
   'CODE_DAILY_LIMIT',
   'AUTHORIZER_CACHE_SECONDS',
   'SMS_ALLOWED_COUNTRY_CODES',
+  'SMS_MAX_PER_HOUR',
   'JWT_ISSUER',
   'JWT_AUDIENCE',
   'SES_FROM_ADDRESS',
   'APP_NAME',
   'CORS_ORIGINS',
   'LOG_LEVEL',
+  'DYNAMODB_CONNECT_TIMEOUT_MS',
+  'DYNAMODB_REQUEST_TIMEOUT_MS',
+  'AWS_CONNECT_TIMEOUT_MS',
+  'AWS_REQUEST_TIMEOUT_MS',
 ] as const satisfies readonly (keyof Config)[];
 
-/** `no-reply@example.com` or `Captions <no-reply@example.com>`. */
-const FROM_ADDRESS = /^(?:[^<>]*<\s*)?([^\s<>@]+@([^\s<>@]+\.[^\s<>@]+))\s*>?$/;
+/** `no-reply@example.com` or `Captions <no-reply@example.com>`: display name, address, domain. */
+const FROM_ADDRESS = /^(?:([^<>]*)<\s*)?([^\s<>@]+@([^\s<>@]+\.[^\s<>@]+))\s*>?$/;
+
+/**
+ * The sender as the functions send it and as the IAM condition names it, from one value: the
+ * address lower-cased (SES identities are case-insensitive, but the `ses:FromAddress` condition
+ * compares case-sensitively), the display name kept. `Captions <No-Reply@Example.com>` ->
+ * `Captions <no-reply@example.com>`, condition `no-reply@example.com`.
+ */
+export function normaliseSender(value: string): { source: string; fromAddress: string; domain: string } | undefined {
+  const match = FROM_ADDRESS.exec(value);
+  if (!match) return undefined;
+  const name = match[1]?.trim();
+  const fromAddress = match[2]!.toLowerCase();
+  return { source: name ? `${name} <${fromAddress}>` : fromAddress, fromAddress, domain: match[3]!.toLowerCase() };
+}
 
 function text(node: Node, key: string): string | undefined {
   const value: unknown = node.tryGetContext(key);
@@ -89,9 +108,9 @@ function text(node: Node, key: string): string | undefined {
   throw new Error(`Context value ${key} must be a string, number or boolean`);
 }
 
-function flag(node: Node, key: string): boolean {
+function flag(node: Node, key: string, fallback = false): boolean {
   const value = text(node, key);
-  if (value === undefined) return false;
+  if (value === undefined) return fallback;
   if (value === 'true' || value === 'false') return value === 'true';
   throw new Error(`Context value ${key} must be true or false, not ${value}`);
 }
@@ -144,11 +163,12 @@ export function readStageSettings(node: Node): StageSettings {
 
   let ses: StageSettings['ses'];
   if (config.SES_FROM_ADDRESS !== undefined) {
-    const match = FROM_ADDRESS.exec(config.SES_FROM_ADDRESS);
-    if (!match) throw new Error(`SES_FROM_ADDRESS must be an e-mail address, optionally with a display name: ${config.SES_FROM_ADDRESS}`);
-    const [, address, domain] = match as unknown as [string, string, string];
+    const sender = normaliseSender(config.SES_FROM_ADDRESS);
+    if (!sender) throw new Error(`SES_FROM_ADDRESS must be an e-mail address, optionally with a display name: ${config.SES_FROM_ADDRESS}`);
+    // The functions send exactly the address the condition allows (see normaliseSender).
+    environment.SES_FROM_ADDRESS = config.SES_FROM_ADDRESS = sender.source;
     // SES authorises a send through the verified address itself or through its domain.
-    ses = { fromAddress: address.toLowerCase(), identities: [address.toLowerCase(), domain.toLowerCase()] };
+    ses = { fromAddress: sender.fromAddress, identities: [sender.fromAddress, sender.domain] };
   } else if (stage === 'prod') {
     throw new Error('A prod deployment needs -c SES_FROM_ADDRESS=<verified SES address>: without it no e-mail code can be sent');
   }
@@ -164,7 +184,8 @@ export function readStageSettings(node: Node): StageSettings {
     logRetention: defaults.logRetention,
     throttle: throttle(node, 'throttle', defaults.throttle),
     strictThrottle: throttle(node, 'strictThrottle', defaults.strictThrottle),
-    waf: flag(node, 'waf') ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
+    // On in every stage unless turned off (-c waf=false): without it one client could drain code sending for everyone.
+    waf: flag(node, 'waf', true) ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
     alarmTopicArn: text(node, 'alarmTopicArn'),
   };
 }

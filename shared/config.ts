@@ -37,6 +37,24 @@ export interface Config {
   /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
   CORS_ORIGINS: readonly string[];
   LOG_LEVEL: LogLevel;
+  /**
+   * Per attempt of a DynamoDB call (the SDK's NodeHttpHandler, and the authorizer's signed call):
+   * a stalled table fails the attempt instead of holding the request, and after the SDK's retries
+   * the caller gets the contract's 503.
+   */
+  DYNAMODB_CONNECT_TIMEOUT_MS: number;
+  DYNAMODB_REQUEST_TIMEOUT_MS: number;
+  /** The same for SES, SNS and Secrets Manager. */
+  AWS_CONNECT_TIMEOUT_MS: number;
+  AWS_REQUEST_TIMEOUT_MS: number;
+  /** The SMS circuit breaker: SMS codes per UTC hour for the whole deployment; past it SMS sends answer 429. */
+  SMS_MAX_PER_HOUR: number;
+  /** Local server only (infra/local/server.ts): what API Gateway and WAF bound on AWS. */
+  LOCAL_CODE_REQUESTS_PER_5_MINUTES: number;
+  LOCAL_HEADERS_TIMEOUT_MS: number;
+  LOCAL_REQUEST_TIMEOUT_MS: number;
+  LOCAL_IDLE_TIMEOUT_MS: number;
+  LOCAL_MAX_CONNECTIONS: number;
 }
 
 export class ConfigError extends Error {}
@@ -143,6 +161,19 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
   CORS_ORIGINS: corsOrigins,
   LOG_LEVEL: withDefault(logLevel, 'info'),
+  // 4 DynamoDB attempts of at most 1.5 s (plus < 1 s of backoff) end well inside the 10 s Lambda timeout.
+  DYNAMODB_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
+  DYNAMODB_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1500),
+  // 3 attempts (the SDK's default, and the signed calls') of at most 2 s each.
+  AWS_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
+  AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
+  SMS_MAX_PER_HOUR: positive(500),
+  // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
+  LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(100),
+  LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),
+  LOCAL_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
+  LOCAL_IDLE_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
+  LOCAL_MAX_CONNECTIONS: positive(256),
 };
 
 export function parseConfig(env: Env): Config {

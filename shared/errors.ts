@@ -93,6 +93,14 @@ export class CodeDailyLimitError extends RetryLaterError {
   readonly code = CodeDailyLimitError.code;
 }
 
+/** The deployment's SMS budget for this hour (SMS_MAX_PER_HOUR) is spent; e-mail codes still go out. */
+export class SmsLimitReachedError extends RetryLaterError {
+  static readonly code = 'SMS_LIMIT_REACHED';
+  static readonly http = { status: 429, code: 429 };
+  static readonly description = 'the deployment’s hourly budget of SMS codes is spent (`Retry-After`); e-mail codes still work';
+  readonly code = SmsLimitReachedError.code;
+}
+
 export class LoginLockedError extends RetryLaterError {
   static readonly code = 'LOGIN_LOCKED';
   static readonly http = { status: 400, code: 1 };
@@ -196,6 +204,6 @@ export class DeliveryFailedError extends DomainError {
 export class ServiceUnavailableError extends DomainError {
   static readonly code = 'SERVICE_UNAVAILABLE';
   static readonly http = { status: 503, code: 503 };
-  static readonly description = 'the database is busy or the request kept colliding with concurrent ones; retry shortly';
+  static readonly description = 'the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly';
   readonly code = ServiceUnavailableError.code;
 }

@@ -7,6 +7,31 @@
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/**
+ * A DynamoDB action a function issues, as IAM names it. Transactions are authorised per item, so a
+ * TransactWriteItems of a Put and a ConditionCheck is declared as `PutItem` and `ConditionCheckItem`.
+ */
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem';
+
+/**
+ * What a function does with the table: the exact actions, and the secondary indexes it queries.
+ * The stack grants exactly this (infra/constructs/grants.ts), and
+ * test/integration/table-grants.test.ts runs every handler against DynamoDB Local, records what it
+ * issues and fails on an action missing here or declared and never issued.
+ */
+export interface TableAccess {
+  actions: readonly TableAction[];
+  indexes?: readonly string[];
+}
+
 export interface RouteDefinition {
   method: HttpMethod;
   /** API Gateway resource path; `{name}` marks a path parameter. */
@@ -16,6 +41,8 @@ export interface RouteDefinition {
   /** `bearer` routes sit behind the JWT authorizer; `none` routes are public. */
   auth: 'none' | 'bearer';
   table: 'none' | 'read' | 'read-write';
+  /** Required unless `table` is `none`: the actions behind that access, which the grant follows. */
+  dynamodb?: TableAccess;
   /** Sends verification codes (SES for e-mail, SNS for SMS). */
   sender: boolean;
   /** Reads the root secret (token signing or code hashing keys). */
@@ -51,6 +78,8 @@ export const routes = [
     auth: 'none',
     throttle: 'strict',
     table: 'read-write',
+    // GetItem: the locale of the target's account, from its identity marker.
+    dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     sender: true,
     secret: true,
   }),
@@ -58,12 +87,15 @@ export const routes = [
     auth: 'none',
     throttle: 'strict',
     table: 'read-write',
+    // Query and DeleteItem: the account's sessions, ending those beyond the cap or already ended.
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secret: true,
   }),
   route('POST', '/api/auth/login', 'functions/auth/login.ts', {
     auth: 'none',
     throttle: 'strict',
     table: 'read-write',
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
     secret: true,
     hashesPasswords: true,
   }),
@@ -71,6 +103,7 @@ export const routes = [
     auth: 'none',
     throttle: 'strict',
     table: 'read-write',
+    dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem'] },
     secret: true,
     hashesPasswords: true,
   }),
@@ -78,6 +111,7 @@ export const routes = [
     auth: 'none',
     throttle: 'strict',
     table: 'read-write',
+    dynamodb: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] },
     secret: true,
     hashesPasswords: true,
   }),
@@ -86,48 +120,62 @@ export const routes = [
     throttle: 'strict',
     table: 'read-write',
     secret: true,
+    dynamodb: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] },
   }),
   // With the app's refresh token, logout ends that session (proven with the secret-derived key).
-  route('POST', '/api/auth/logout', 'functions/auth/logout.ts', { table: 'read-write', secret: true }),
-  route('GET', '/api/auth/sessions', 'functions/sessions/list.ts'),
-  route('DELETE', '/api/auth/sessions', 'functions/sessions/end-others.ts', { table: 'read-write' }),
-  route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write' }),
-  route('GET', '/api/users/me', 'functions/users/get-me.ts'),
-  route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write' }),
-  route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write' }),
+  route('POST', '/api/auth/logout', 'functions/auth/logout.ts', { table: 'read-write', secret: true, dynamodb: { actions: ['GetItem', 'UpdateItem', 'DeleteItem'] } }),
+  route('GET', '/api/auth/sessions', 'functions/sessions/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('DELETE', '/api/auth/sessions', 'functions/sessions/end-others.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem'] } }),
+  route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write', dynamodb: { actions: ['UpdateItem', 'DeleteItem'] } }),
+  route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),
+  route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem'] } }),
+  route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] } }),
   // Each takes a code sent to the new e-mail or phone, as sign-in does.
-  route('PUT', '/api/users/me/email', 'functions/users/change-email.ts', { throttle: 'strict', table: 'read-write', secret: true }),
-  route('PUT', '/api/users/me/phone', 'functions/users/change-phone.ts', { throttle: 'strict', table: 'read-write', secret: true }),
+  route('PUT', '/api/users/me/email', 'functions/users/change-email.ts', {
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  }),
+  route('PUT', '/api/users/me/phone', 'functions/users/change-phone.ts', {
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  }),
   route('PUT', '/api/users/me/password', 'functions/users/change-password.ts', {
     throttle: 'strict',
     table: 'read-write',
     secret: true,
     hashesPasswords: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
-  route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write' }),
-  route('GET', '/api/devices', 'functions/devices/list.ts'),
-  route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write' }),
-  route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write' }),
-  route('GET', '/api/transcriptions', 'functions/transcriptions/list.ts'),
-  route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts'),
-  route('GET', '/api/transcriptions/{id}', 'functions/transcriptions/get.ts'),
-  route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write' }),
-  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write' }),
-  route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write' }),
-  route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts'),
-  route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write' }),
-  route('GET', '/api/behavior/translation', 'functions/behavior/list-translation.ts'),
-  route('GET', '/api/behavior/voice-provider', 'functions/behavior/list-voice-provider.ts'),
-  route('GET', '/api/behavior/language-choice', 'functions/behavior/list-language-choice.ts'),
-  route('GET', '/api/behavior/stats', 'functions/behavior/stats.ts'),
+  route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write', dynamodb: { actions: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/devices', 'functions/devices/list.ts', { dynamodb: { actions: ['GetItem'], indexes: ['ByCreated'] } }),
+  route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write', dynamodb: { actions: ['DeleteItem', 'ConditionCheckItem'] } }),
+  route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/transcriptions', 'functions/transcriptions/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('GET', '/api/transcriptions/{id}', 'functions/transcriptions/get.ts', { dynamodb: { actions: ['GetItem'] } }),
+  route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'] } }),
+  route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/behavior/translation', 'functions/behavior/list-translation.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('GET', '/api/behavior/voice-provider', 'functions/behavior/list-voice-provider.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('GET', '/api/behavior/language-choice', 'functions/behavior/list-language-choice.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('GET', '/api/behavior/stats', 'functions/behavior/stats.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
 ] as const satisfies readonly RouteDefinition[];
 
 /** The JWT authorizer in front of every `bearer` route. Reads token versions to honour revocation. */
-export const authorizer = {
+export const authorizer: { entry: string; table: 'read'; dynamodb: TableAccess; secret: true } = {
   entry: 'functions/authorizer/token.ts',
   table: 'read',
+  // The token version of the account, by key.
+  dynamodb: { actions: ['GetItem'] },
   secret: true,
-} as const;
+};
 
 /**
  * Work that runs on a schedule rather than per request; the stack gives each an EventBridge rule.
@@ -138,6 +186,7 @@ export interface JobDefinition {
   entry: string;
   schedule: string;
   table: 'read' | 'read-write';
+  dynamodb: TableAccess;
   /** Seconds; jobs may run longer than requests. */
   timeoutSeconds: number;
 }
@@ -149,6 +198,8 @@ export const jobs: readonly JobDefinition[] = [
     entry: 'functions/jobs/resume-account-purges.ts',
     schedule: 'rate(15 minutes)',
     table: 'read-write',
+    // Pending purges by query, then the partition in batches and the markers one by one.
+    dynamodb: { actions: ['Query', 'BatchWriteItem', 'DeleteItem'] },
     timeoutSeconds: 300,
   },
 ];
@@ -168,3 +219,9 @@ export const VERSION_PREFIX = '/api/v1';
 
 /** The paths a route answers at: its own and the versioned alias. */
 export const versionedPaths = (path: string): string[] => [path, path.replace(/^\/api(?=\/)/, VERSION_PREFIX)];
+
+/**
+ * The code endpoints (send and verify; each code costs an e-mail or an SMS): the per-client limit
+ * covers every path under it and its /api/v1 alias, WAF's on AWS and the local server's locally.
+ */
+export const CODE_PATH_PREFIX = '/api/verify-code/';

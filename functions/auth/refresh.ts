@@ -1,3 +1,4 @@
+import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
@@ -19,6 +20,6 @@ export const handler = endpoint('POST /api/auth/token/refresh', {
       'and ends the session with all its tokens (`SESSION_ENDED`).',
     errors: ['REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_EXPIRED', 'SESSION_ENDED'],
   },
-  adapters: { secrets: secretsManagerSource },
+  adapters: { database, secrets: secretsManagerSource },
   run: ({ body }, ctx) => refreshSession(ctx, body.refreshToken),
 });

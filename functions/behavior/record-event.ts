@@ -1,11 +1,13 @@
 import { recordEvent } from '../../shared/behavior/behavior-service';
 import { eventBody } from '../../shared/behavior/schemas';
+import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
 import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records a general behavior event (not `login`); honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/events', {
+  adapters: { database },
   body: eventBody,
   response: successResponse,
   idempotency: idempotentIn('behavior-events'),

@@ -1,11 +1,13 @@
 import { recordLogin } from '../../shared/behavior/behavior-service';
 import { loginBody } from '../../shared/behavior/schemas';
+import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
 import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records a login event; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/login', {
+  adapters: { database },
   body: loginBody,
   response: successResponse,
   idempotency: idempotentIn('behavior-login'),

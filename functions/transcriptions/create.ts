@@ -1,3 +1,4 @@
+import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
@@ -6,6 +7,7 @@ import { save } from '../../shared/transcriptions/transcription-service';
 
 /** Saves a transcription record; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/transcriptions', {
+  adapters: { database },
   body: newTranscriptionBody,
   response: transcriptionRecordResponse,
   idempotency: idempotentIn('transcriptions'),

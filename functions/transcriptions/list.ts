@@ -1,3 +1,4 @@
+import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { pageQuerySchema, pageReply } from '../../shared/http/pagination';
 import { transcriptionListResponse } from '../../shared/http/response-shapes.generated';
@@ -5,6 +6,7 @@ import { list } from '../../shared/transcriptions/transcription-service';
 
 /** The caller's records, newest first, paginated. */
 export const handler = endpoint('GET /api/transcriptions', {
+  adapters: { database },
   query: pageQuerySchema,
   response: transcriptionListResponse,
   docs: { summary: 'List your transcription records', description: 'Newest first, full records.' },

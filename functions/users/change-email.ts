@@ -1,3 +1,4 @@
+import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { changeTarget } from '../../shared/accounts/profile-service';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
@@ -16,6 +17,6 @@ export const handler = endpoint('PUT /api/users/me/email', {
     description: 'With a code sent to the new address by `POST /api/verify-code/send`. The old address is freed for others.',
     errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_EXISTS'],
   },
-  adapters: { secrets: secretsManagerSource },
+  adapters: { database, secrets: secretsManagerSource },
   run: ({ body, caller }, ctx) => changeTarget(ctx, caller, body.email, body.verifyCode),
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
@@ -28,10 +29,10 @@ export const handler = endpoint('POST /api/verify-code/send', {
     summary: 'Send a verification code',
     description:
       "By e-mail or SMS, in the language of `locale`, else of `Accept-Language`, else the `locale` of the target's account, else English. Answers the same whether or not an account exists. One code per target every 60 s.",
-    errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT'],
+    errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT', 'SMS_LIMIT_REACHED'],
     headers: ['Accept-Language'],
   },
-  adapters: { codeSender: awsCodeSender, secrets: secretsManagerSource },
+  adapters: { database, codeSender: awsCodeSender, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => {
     // Neither names a language we have: the account's own choice decides (undefined), read in the service.
     await sendCode(ctx, body.target, requestedLocale(body.locale, headerValue(headers, 'accept-language')));

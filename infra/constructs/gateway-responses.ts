@@ -1,7 +1,7 @@
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { CORS_EXPOSED_HEADERS, SECURITY_HEADERS, anyOrigin } from '../../shared/http/headers';
 
 /**
@@ -52,10 +52,13 @@ export function gatewayResponseBody(type: GatewayResponseType): string {
 export function addGatewayResponses(api: RestApi, corsOrigins: readonly string[]): void {
   const headers = { ...securityHeaders(), ...gatewayCorsHeaders(corsOrigins) };
   for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
+    const response: GatewayResponse = GATEWAY_RESPONSES[type];
+    const extra = Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, value]) => [name, literal(value)]));
     api.addGatewayResponse(`Gateway${type}`, {
       type: ResponseType.of(type),
-      statusCode: String(GATEWAY_RESPONSES[type].status),
-      responseHeaders: headers,
+      // Unset: API Gateway answers with the status of what happened (502, 504, 403, 415 ...).
+      statusCode: response.gatewayStatus ? undefined : String(response.status),
+      responseHeaders: { ...headers, ...extra },
       templates: { 'application/json': gatewayResponseBody(type) },
     });
   }

@@ -3,34 +3,47 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Stack } from 'aws-cdk-lib';
-import type { RouteDefinition } from '../../shared/routes';
+import type { RouteDefinition, TableAccess, TableAction } from '../../shared/routes';
 import { sesIdentityArn } from './service-function';
 import type { Construct } from 'constructs';
 
-/** What a function may be given: a route table entry's needs, or the authorizer's. */
-export type Needs = Pick<RouteDefinition, 'table' | 'secret'> & Partial<Pick<RouteDefinition, 'sender'>>;
+/** What a function may be given: a route table entry's needs, a job's, or the authorizer's. */
+export type Needs = Pick<RouteDefinition, 'table' | 'secret' | 'dynamodb'> & Partial<Pick<RouteDefinition, 'sender'>>;
 
 export interface GrantTargets {
   table: ITable;
-  /** Every secondary index of the table: queries name them in their ARN. */
+  /** Every secondary index of the table: a declared index must be one of them. */
   indexNames: readonly string[];
   secret: ISecret;
   ses?: { fromAddress: string; identities: string[] };
 }
 
+/** The actions that only read; a `table: 'read'` entry may declare nothing else. */
+export const TABLE_READ_ACTIONS: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query'];
+
 /**
- * The exact DynamoDB actions of the code's access patterns. No Scan: single-table access is by key
- * or by query; no DescribeTable: nothing reads table metadata. Transactions are authorised per
- * item with these same actions (TransactWriteItems needs Put/Update/Delete/ConditionCheckItem).
+ * The DynamoDB actions of one function, from its declaration, checked against its coarse `table`
+ * access: `none` declares nothing, `read` only reads, anything else must say what it does (a
+ * new route without `dynamodb` fails the synthesis rather than getting a broad grant).
  */
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
-export const TABLE_WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-] as const;
+export function tableAccessOf(label: string, needs: Pick<Needs, 'table' | 'dynamodb'>, indexNames: readonly string[]): TableAccess {
+  const actions = needs.dynamodb?.actions ?? [];
+  const indexes = needs.dynamodb?.indexes ?? [];
+  const declared = actions.length + indexes.length;
+  if (needs.table === 'none') {
+    if (declared > 0) throw new Error(`${label}: table 'none' declares DynamoDB access`);
+    return { actions: [], indexes: [] };
+  }
+  if (declared === 0) throw new Error(`${label}: declare the DynamoDB actions it issues (dynamodb in shared/routes.ts)`);
+  if (needs.table === 'read') {
+    const writes = actions.filter((action) => !TABLE_READ_ACTIONS.includes(action));
+    if (writes.length > 0) throw new Error(`${label}: read-only table access declares ${writes.join(', ')}`);
+  }
+  if (new Set(actions).size !== actions.length) throw new Error(`${label}: an action is declared twice`);
+  for (const index of indexes) if (!indexNames.includes(index)) throw new Error(`${label}: the table has no index ${index}`);
+  return { actions, indexes };
+}
+
 export const SECRET_READ_ACTIONS = ['secretsmanager:GetSecretValue'] as const;
 export const EMAIL_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'] as const;
 export const SMS_ACTIONS = ['sns:Publish'] as const;
@@ -40,22 +53,20 @@ export const SMS_WILDCARD_REASON =
   'sns:Publish to a phone number has no resource ARN, so it can only be allowed on *; an explicit Deny on every SNS ARN (topics, endpoints) leaves direct SMS as the only thing it allows';
 
 /**
- * Grants one function exactly what its route table entry declares, and nothing it does not: a
- * read-only route cannot write, a route without `sender` cannot send, one without `secret`
- * cannot read the root secret.
+ * Grants one function exactly what its route table entry declares, and nothing it does not: the
+ * DynamoDB actions it issues on the table and the indexes it queries, sending only with `sender`,
+ * the root secret only with `secret`.
  */
-export function grantNeeds(scope: Construct, grantee: IGrantable, needs: Needs, targets: GrantTargets): void {
+export function grantNeeds(scope: Construct, label: string, grantee: IGrantable, needs: Needs, targets: GrantTargets): void {
   const add = (statement: PolicyStatement) => grantee.grantPrincipal.addToPrincipalPolicy(statement);
 
-  if (needs.table !== 'none') {
-    const tableArn = targets.table.tableArn;
-    add(
-      new PolicyStatement({
-        actions: [...TABLE_READ_ACTIONS],
-        resources: [tableArn, ...targets.indexNames.map((name) => `${tableArn}/index/${name}`)],
-      }),
-    );
-    if (needs.table === 'read-write') add(new PolicyStatement({ actions: [...TABLE_WRITE_ACTIONS], resources: [tableArn] }));
+  const access = tableAccessOf(label, needs, targets.indexNames);
+  const tableArn = targets.table.tableArn;
+  // Transactions need no action of their own: DynamoDB authorises each item with its item action.
+  if (access.actions.length > 0) add(new PolicyStatement({ actions: access.actions.map((action) => `dynamodb:${action}`), resources: [tableArn] }));
+  const indexes = access.indexes ?? [];
+  if (indexes.length > 0) {
+    add(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes.map((index) => `${tableArn}/index/${index}`) }));
   }
 
   if (needs.secret) add(new PolicyStatement({ actions: [...SECRET_READ_ACTIONS], resources: [targets.secret.secretArn] }));

@@ -7,6 +7,7 @@ import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { SMS_LIMIT_REACHED_LOG } from '../../shared/identity/verification-service';
 import type { ServiceFunction } from './service-function';
 
 /**
@@ -35,6 +36,8 @@ export const ACCESS_LOG_FORMAT = [
 /** Above this share of 5xx answers (in percent over 5 minutes, with enough traffic to judge) someone should look. */
 export const SERVER_ERROR_RATE_PERCENT = 5;
 export const SERVER_ERROR_MIN_REQUESTS = 20;
+export const SMS_LIMIT_METRIC = 'SmsLimitReached';
+
 /** Throttled answers in 5 minutes: a client loop or an attack on the code endpoints. */
 export const THROTTLED_REQUESTS_THRESHOLD = 50;
 
@@ -44,6 +47,8 @@ export interface OperationsProps {
   accessLogs: ILogGroup;
   /** Route and job functions (not the authorizer: a refused token is a Lambda error there). */
   functions: ServiceFunction[];
+  /** Functions that send codes: their `sms limit reached` log lines become the SmsLimitReached metric. */
+  codeSenders: ServiceFunction[];
   alarmTopicArn?: string;
 }
 
@@ -116,6 +121,27 @@ export class Operations extends Construct {
       1,
       'The authorizer failed (not a refused token): signed-in users get 500s',
     );
+
+    // The SMS circuit breaker (SMS_MAX_PER_HOUR): every refused SMS send, as one metric over the senders.
+    const smsLimitFilters = props.codeSenders.map(
+      (fn) =>
+        new MetricFilter(this, `${fn.node.id}SmsLimitFilter`, {
+          logGroup: fn.logGroup,
+          metricNamespace: props.namespace,
+          metricName: SMS_LIMIT_METRIC,
+          filterPattern: FilterPattern.stringValue('$.message', '=', SMS_LIMIT_REACHED_LOG),
+          metricValue: '1',
+          defaultValue: 0,
+        }),
+    );
+    if (smsLimitFilters[0]) {
+      alarm(
+        'SmsLimitReached',
+        smsLimitFilters[0].metric({ statistic: 'Sum', period }),
+        1,
+        'The SMS circuit breaker refused SMS codes: the hourly budget (SMS_MAX_PER_HOUR) is spent, by demand or by abuse',
+      );
+    }
 
     for (const fn of props.functions) {
       alarm(

@@ -3,13 +3,14 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyDocument, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { AddToPrincipalPolicyResult, PolicyStatement, RoleProps } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { lambdaEsbuildOptions } from '../bundling/options';
 import { PROJECT_ROOT } from '../project-root';
+import type { LogLevel as ServiceLogLevel } from '../../shared/logging/logger';
 
 /**
  * The newest Node.js runtime this aws-cdk-lib knows (cdk-nag's AwsSolutions-L1 asks for the
@@ -47,6 +48,18 @@ export class InlinePolicyRole extends Role {
   }
 }
 
+/**
+ * Lambda drops JSON application logs below the function's application log level, INFO unless set:
+ * it follows LOG_LEVEL, so `debug` in dev reaches CloudWatch. `silent` writes nothing anyway.
+ */
+export const APPLICATION_LOG_LEVEL: Record<ServiceLogLevel, ApplicationLogLevel> = {
+  debug: ApplicationLogLevel.DEBUG,
+  info: ApplicationLogLevel.INFO,
+  warn: ApplicationLogLevel.WARN,
+  error: ApplicationLogLevel.ERROR,
+  silent: ApplicationLogLevel.FATAL,
+};
+
 export interface ServiceFunctionProps {
   /** Handler source, relative to the repository root (a route table `entry`). */
   entry: string;
@@ -56,6 +69,8 @@ export interface ServiceFunctionProps {
   environment: Record<string, string>;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
+  /** The functions' LOG_LEVEL setting, which Lambda's log-level filter must let through. */
+  logLevel: ServiceLogLevel;
   /** Why this role needs `Resource: *` statements, beyond X-Ray (for the cdk-nag record). */
   wildcardResourceReasons?: string[];
 }
@@ -101,6 +116,9 @@ export class ServiceFunction extends Construct {
       // Our logger already writes one JSON object per line; JSON format makes Lambda's own
       // START/END/REPORT lines JSON too, so Logs Insights queries one shape.
       loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: APPLICATION_LOG_LEVEL[props.logLevel],
+      // START/END/REPORT lines (duration, memory, init) stay at INFO whatever the application level.
+      systemLogLevelV2: SystemLogLevel.INFO,
       // The options the benchmarks measure (infra/bundling/options.ts), so what ships is what was measured.
       bundling: {
         forceDockerBundling: false,

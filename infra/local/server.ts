@@ -8,11 +8,14 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import type { Config } from '../../shared/config';
 import { useConfig } from '../../shared/config';
 import { CORS_ALLOWED_HEADERS, SECURITY_HEADERS, corsHeaders } from '../../shared/http/headers';
-import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_MAX_PAYLOAD_BYTES, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import { PayloadTooLargeError } from '../../shared/errors';
+import { errorResponse } from '../../shared/http/error-map';
+import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
+import { MAX_BODY_BYTES } from '../../shared/http/request';
+import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { parseTarget } from '../../shared/identity/targets';
 import type { Clock } from '../../shared/ports/clock';
-import { authorizer, routes, versionedPaths } from '../../shared/routes';
+import { CODE_PATH_PREFIX, authorizer, routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import { overridePorts } from '../../shared/runtime';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
@@ -111,23 +114,57 @@ function policyAllows(result: APIGatewayAuthorizerResult, arn: string): boolean 
   return statements.some((statement) => statement.Effect === 'Allow' && applies(statement));
 }
 
-function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve, reject) => {
+/**
+ * Reads a body up to `limit` bytes. Past it, reading stops at once ('too-large'): the rest is never
+ * buffered, and the caller answers and closes the connection. 'aborted': the request ended first.
+ */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'aborted'> {
+  return new Promise((resolve) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      resolve('too-large');
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > GATEWAY_MAX_PAYLOAD_BYTES) {
-        request.removeAllListeners('data');
-        request.resume();
+      if (size > limit) {
+        request.off('data', onData);
+        request.pause();
         resolve('too-large');
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    request.on('data', onData);
     request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
+    // The client went away, or the request timeout ended it: nobody is left to answer.
+    request.on('error', () => resolve('aborted'));
   });
+}
+
+/**
+ * The per-client limit on the code endpoints that WAF applies on AWS: at most `limit` requests per
+ * client address in a 5-minute window (fixed windows, as WAF's count is over a trailing one).
+ */
+export class CodeRequestLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs = 5 * 60_000,
+  ) {}
+
+  /** Counts one request; undefined if it may go on, else the seconds until the window ends. */
+  take(client: string, now: number): number | undefined {
+    if (this.windows.size > 10_000) for (const [key, window] of this.windows) if (now - window.start >= this.windowMs) this.windows.delete(key);
+    let window = this.windows.get(client);
+    if (!window || now - window.start >= this.windowMs) this.windows.set(client, (window = { start: now, count: 0 }));
+    window.count++;
+    if (window.count <= this.limit) return undefined;
+    return Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
+  }
 }
 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
@@ -155,10 +192,14 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     response.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
     response.end(body);
   };
-  const gateway = (response: ServerResponse, type: GatewayResponseType, origin: string | undefined) => {
-    const { status, body } = GATEWAY_RESPONSES[type];
-    send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(body));
+  const gateway = (response: ServerResponse, type: GatewayResponseType, origin: string | undefined, extra: Record<string, string> = {}) => {
+    const { status, body, headers }: GatewayResponse = GATEWAY_RESPONSES[type];
+    send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...headers, ...extra }, JSON.stringify(body));
   };
+  const codeRequests = new CodeRequestLimiter(cfg.LOCAL_CODE_REQUESTS_PER_5_MINUTES);
+  const codePaths = versionedPaths(CODE_PATH_PREFIX);
+  /** An answer given before the body was read: the connection closes, so the rest is never read. */
+  const closing = { Connection: 'close' };
 
   async function authorizeRequest(header: string | undefined, arn: string): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
     // Like API Gateway: a missing header or one failing the validation pattern never reaches the function.
@@ -169,7 +210,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       try {
         result = await authorize({ type: 'TOKEN', authorizationToken: header, methodArn: arn });
       } catch (error) {
-        return (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'DEFAULT_5XX';
+        // As API Gateway: any other failure of the authorizer is AUTHORIZER_FAILURE.
+        return (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
       }
       if (cfg.AUTHORIZER_CACHE_SECONDS > 0) {
         authorizerCache.set(header, { result, until: Date.now() + cfg.AUTHORIZER_CACHE_SECONDS * 1000 });
@@ -221,23 +263,35 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         break;
       }
     }
-    if (!match) return gateway(response, 'MISSING_AUTHENTICATION_TOKEN', origin);
+    if (!match) return gateway(response, 'MISSING_AUTHENTICATION_TOKEN', origin, closing);
 
-    const body = await readBody(request);
-    if (body === 'too-large') return gateway(response, 'REQUEST_TOO_LARGE', origin);
+    if (codePaths.some((prefix) => url.pathname.startsWith(prefix))) {
+      const wait = codeRequests.take(request.socket.remoteAddress ?? 'unknown', options.clock.now().getTime());
+      if (wait !== undefined) return gateway(response, 'THROTTLED', origin, { ...closing, 'Retry-After': String(wait) });
+    }
 
     const { mount, values } = match;
     const arn = methodArn(method, url.pathname);
     let authorizerContext: Record<string, string> | undefined;
+    // The token before the body: an unauthenticated client cannot make the server hold its body.
     if (mount.route.auth === 'bearer') {
       const header = request.headers.authorization;
       const decision = await authorizeRequest(header, arn);
-      if (typeof decision === 'string') return gateway(response, decision, origin);
+      if (typeof decision === 'string') return gateway(response, decision, origin, closing);
       // API Gateway hands the authorizer's context to the integration with every value as a string.
       authorizerContext = {
         principalId: decision.principalId,
         ...Object.fromEntries(Object.entries(decision.context ?? {}).map(([key, value]) => [key, String(value)])),
       };
+    }
+
+    // Capped while it streams in, at the handlers' own limit (API Gateway's is 10 MB): a bigger
+    // body gets the handlers' 413, and no more of it is read.
+    const body = await readBody(request, MAX_BODY_BYTES);
+    if (body === 'aborted') return;
+    if (body === 'too-large') {
+      const refused = errorResponse(new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), undefined);
+      return send(response, refused.status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...closing }, JSON.stringify(refused.body));
     }
 
     const headers: Record<string, string> = {};
@@ -305,7 +359,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     send(response, result.statusCode, responseHeaders, result.body ?? '');
   }
 
-  const server = createServer((request, response) => {
+  // Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s unless set).
+  const checkEvery = Math.min(1000, cfg.LOCAL_HEADERS_TIMEOUT_MS, cfg.LOCAL_REQUEST_TIMEOUT_MS);
+  const server = createServer({ connectionsCheckingInterval: checkEvery }, (request, response) => {
     const devNow = request.headers[DEV_NOW_HEADER.toLowerCase()];
     const at = typeof devNow === 'string' ? Date.parse(devNow) : undefined;
     if (at !== undefined && !Number.isFinite(at)) return gateway(response, 'DEFAULT_4XX', request.headers.origin);
@@ -317,6 +373,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     });
   });
   server.keepAliveTimeout = 5_000;
+  // Slow headers, slow bodies and idle sockets end; no more than so many connections at once.
+  server.headersTimeout = cfg.LOCAL_HEADERS_TIMEOUT_MS;
+  server.requestTimeout = cfg.LOCAL_REQUEST_TIMEOUT_MS;
+  server.timeout = cfg.LOCAL_IDLE_TIMEOUT_MS;
+  server.maxConnections = cfg.LOCAL_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());

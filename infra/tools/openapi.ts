@@ -172,7 +172,7 @@ const RESPONSE_HEADERS = {
     schema: { type: 'string' },
   },
   RetryAfter: {
-    description: 'Seconds to wait before trying again (with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED).',
+    description: 'Seconds to wait before trying again: with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED (also as `retryAfterSeconds`), and on every 429 and 503.',
     schema: { type: 'integer', minimum: 1 },
   },
   IdempotentReplayed: {
@@ -284,7 +284,7 @@ function errorResponseBody(names: string[]) {
   const lines = names.map((name) => `- \`${name}\`: ${ERROR_MEANINGS[name]}`);
   return {
     description: `${STATUS_TEXT[status] ?? 'Error'}.\n\n${lines.join('\n')}`,
-    ...(names.some((name) => RETRY_AFTER_ERRORS.has(name)) ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
+    ...(names.some((name) => RETRY_AFTER_ERRORS.has(name)) || status === 429 || status === 503 ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
     content: {
       'application/json': {
         schema: { allOf: [ref('schemas', 'Error'), { properties: { code: { enum: codes }, error: { enum: names } } }] },
@@ -315,7 +315,8 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   if (idempotent) errorNames.add('IDEMPOTENCY_KEY_REUSED');
   for (const name of definition.docs.errors ?? []) errorNames.add(name);
   if (route.sender) errorNames.add('DELIVERY_FAILED');
-  if (route.table !== 'none') errorNames.add('SERVICE_UNAVAILABLE');
+  // The table, the root secret, or (on a 🔒 route) the authorizer's reads of them may be unavailable.
+  if (route.table !== 'none' || route.secret || route.auth === 'bearer') errorNames.add('SERVICE_UNAVAILABLE');
   errorNames.add('THROTTLED');
   errorNames.add('INTERNAL');
   const byStatus = new Map<number, string[]>();

@@ -7,11 +7,14 @@ import type { CodeSender } from '../ports/code-sender';
 export function awsCodeSender(cfg: Config): CodeSender {
   let ses: SESClient | undefined;
   let sns: SNSClient | undefined;
+  // A stalled SES or SNS fails the attempt; after the SDK's retries the send answers 503.
+  // (throwOnRequestTimeout: without it this SDK only logs a warning when requestTimeout passes.)
+  const requestHandler = { connectionTimeout: cfg.AWS_CONNECT_TIMEOUT_MS, requestTimeout: cfg.AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true };
   return {
     async send(message) {
       if (message.channel === 'email') {
         if (!cfg.SES_FROM_ADDRESS) throw new Error('SES_FROM_ADDRESS is not set');
-        ses ??= new SESClient({ region: cfg.AWS_REGION });
+        ses ??= new SESClient({ region: cfg.AWS_REGION, requestHandler });
         await ses.send(
           new SendEmailCommand({
             Source: cfg.SES_FROM_ADDRESS,
@@ -24,7 +27,7 @@ export function awsCodeSender(cfg: Config): CodeSender {
         );
         return;
       }
-      sns ??= new SNSClient({ region: cfg.AWS_REGION });
+      sns ??= new SNSClient({ region: cfg.AWS_REGION, requestHandler });
       await sns.send(
         new PublishCommand({
           PhoneNumber: message.target,

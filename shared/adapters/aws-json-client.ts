@@ -10,11 +10,12 @@ export interface AwsJsonTarget {
   /** DynamoDB Local in local mode; the public regional endpoint otherwise. */
   endpoint?: string;
   credentials: () => AwsCredentials;
+  /** Per attempt, connection included (fetch has one deadline): DYNAMODB_ or AWS_REQUEST_TIMEOUT_MS. */
+  timeoutMs: number;
 }
 
 const JSON_VERSION = { dynamodb: '1.0', secretsmanager: '1.1' } as const;
 const TARGET_PREFIX = { dynamodb: 'DynamoDB_20120810', secretsmanager: 'secretsmanager' } as const;
-const TIMEOUT_MS = 3000;
 const MAX_ATTEMPTS = 3;
 
 export class AwsCallError extends Error {
@@ -56,7 +57,7 @@ export async function callAws<T>(target: AwsJsonTarget, operation: string, input
     let response: Response | undefined;
     let failure: unknown;
     try {
-      response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(target.timeoutMs) });
     } catch (error) {
       failure = error;
     }

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import type { SecretSource } from '../ports/secrets';
-import { callAws, credentialsFromEnvironment } from './aws-json-client';
+import { ServiceUnavailableError } from '../errors';
+import { AwsCallError, callAws, credentialsFromEnvironment } from './aws-json-client';
 import type { AwsJsonTarget } from './aws-json-client';
 
 /**
@@ -16,10 +17,25 @@ export function secretsManagerSource(
 ): SecretSource {
   const secretId = cfg.JWT_SECRET_ARN;
   if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
-  const target: AwsJsonTarget = { service: 'secretsmanager', region: cfg.AWS_REGION, ...reach };
+  const target: AwsJsonTarget = {
+    service: 'secretsmanager',
+    region: cfg.AWS_REGION,
+    timeoutMs: cfg.AWS_CONNECT_TIMEOUT_MS + cfg.AWS_REQUEST_TIMEOUT_MS,
+    ...reach,
+  };
   return {
     async rootSecret() {
-      const result = await callAws<{ SecretString?: string }>(target, 'GetSecretValue', { SecretId: secretId });
+      let result: { SecretString?: string };
+      try {
+        result = await callAws<{ SecretString?: string }>(target, 'GetSecretValue', { SecretId: secretId });
+      } catch (error) {
+        // Unreachable, timed out, throttled or 5xx after the retries: the contract's 503, "try
+        // again". Anything else (access denied, no such secret) is a deployment fault: a bare 500.
+        if (error instanceof AwsCallError && (error.status === 0 || error.status >= 500 || /Throttl/.test(error.errorType))) {
+          throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
+        }
+        throw error;
+      }
       if (!result.SecretString) throw new Error('The root secret has no string value');
       return result.SecretString;
     },

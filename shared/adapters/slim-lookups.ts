@@ -16,6 +16,7 @@ function dynamoTarget(cfg: Config): AwsJsonTarget {
   return {
     service: 'dynamodb',
     region: cfg.AWS_REGION,
+    timeoutMs: cfg.DYNAMODB_CONNECT_TIMEOUT_MS + cfg.DYNAMODB_REQUEST_TIMEOUT_MS,
     ...(cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: () => LOCAL_DYNAMODB_CREDENTIALS } : { credentials: credentialsFromEnvironment }),
   };
 }

@@ -1,3 +1,4 @@
+import { database } from '../db/client';
 import { endpoint } from '../http/endpoint';
 import { pageQuerySchema, pageReply } from '../http/pagination';
 import { behaviorEventListResponse } from '../http/response-shapes.generated';
@@ -8,6 +9,7 @@ import type { EventType } from './event-types';
 /** The handler of one of the per-type event lists (seed 4.13 and 4.15): same code, another type. */
 export const eventListEndpoint = (id: RouteId, eventType: EventType) =>
   endpoint(id, {
+    adapters: { database },
     query: pageQuerySchema,
     response: behaviorEventListResponse,
     docs: { summary: `List your ${eventType} events`, description: `Events of type \`${eventType}\`, newest first.` },

@@ -29,20 +29,29 @@ export function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE.has(error.name) || (status !== undefined && status >= 500) || code === 'ECONNREFUSED' || code === 'ECONNRESET';
 }
 
-let cached: { endpoint: string | undefined; database: Database } | undefined;
+let cached: { cfg: Config; database: Database } | undefined;
+/** The settings a client is built from: another value of any of them needs another client. */
+const CLIENT_SETTINGS = ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_CONNECT_TIMEOUT_MS', 'DYNAMODB_REQUEST_TIMEOUT_MS'] as const;
 
 /**
  * The document client, created once per container (per process locally). A local endpoint gets
  * fixed dummy credentials: DynamoDB Local accepts any, and none are configured on a dev machine.
  */
 export function database(cfg: Config): Database {
-  if (cached && cached.endpoint === cfg.DYNAMODB_ENDPOINT && cached.database.tableName === cfg.TABLE_NAME) {
-    return cached.database;
-  }
+  if (cached && CLIENT_SETTINGS.every((name) => cached!.cfg[name] === cfg[name])) return cached.database;
   const client = new DynamoDBClient({
     region: cfg.AWS_REGION,
     maxAttempts: DYNAMODB_MAX_ATTEMPTS,
     retryMode: 'standard',
+    // Without these a stalled DynamoDB holds the request until the Lambda timeout (a bare gateway
+    // 5xx) or, locally, until it resumes. A timed-out attempt is a TimeoutError, which the SDK
+    // retries and isUnavailable() answers as 503.
+    // (throwOnRequestTimeout: without it this SDK only logs a warning when requestTimeout passes.)
+    requestHandler: {
+      connectionTimeout: cfg.DYNAMODB_CONNECT_TIMEOUT_MS,
+      requestTimeout: cfg.DYNAMODB_REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
     ...(cfg.DYNAMODB_ENDPOINT
       ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: LOCAL_DYNAMODB_CREDENTIALS }
       : {}),
@@ -63,6 +72,6 @@ export function database(cfg: Config): Database {
   const document = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  cached = { endpoint: cfg.DYNAMODB_ENDPOINT, database: { client: document, tableName: cfg.TABLE_NAME } };
+  cached = { cfg, database: { client: document, tableName: cfg.TABLE_NAME } };
   return cached.database;
 }

@@ -21,6 +21,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
  * | signed-in session (2)       | USER#<userId>           | SESSION#<sessionId> |
  * | account purge in progress   | PURGE                   | USER#<userId> |
+ * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
  * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
@@ -61,6 +62,8 @@ export const keys = {
   idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
   session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
+  /** `<hour>` is `2026-01-29T10` (UTC); shards spread the deployment-wide count over partitions. */
+  smsHourShard: (utcHour: string, shard: number) => key(`SMS#${utcHour}#${shard}`, 'COUNT'),
 };
 
 const SESSION_MARKER_PREFIX = 'session#';

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/v4/core';
 import { config } from '../config';
 import type { Config } from '../config';
-import { database } from '../db/client';
+import type { Database } from '../db/client';
 import { UnauthorizedError } from '../errors';
 import { SESSION_ID_PATTERN } from '../identity/refresh-tokens';
 import { CLOCK_TOLERANCE_SECONDS } from '../identity/tokens';
@@ -66,8 +66,14 @@ export interface RunInput<B, Q, P, R> extends EndpointInput<B, Q, P> {
   remember: Remember<ResultBody<R>>;
 }
 
-/** The AWS adapters this function bundles; the route table says which it must have. */
+/**
+ * The AWS adapters this function bundles; the route table says which it must have. The wrapper
+ * imports none of them itself, so a function that never touches the table (health, openapi.json)
+ * bundles no DynamoDB client.
+ */
 export interface Adapters {
+  /** `database` of shared/db/client.ts, for routes whose `table` is not `none`. */
+  database?: (cfg: Config) => Database;
   codeSender?: (cfg: Config) => CodeSender;
   secrets?: (cfg: Config) => SecretSource;
 }
@@ -169,7 +175,11 @@ export function endpoint<
   R extends ResponseSpec | undefined = undefined,
 >(id: RouteId, definition: EndpointDefinition<B, Q, P, R>): ProxyHandler {
   const route = findRoute(id);
-  if (route.sender !== Boolean(definition.adapters?.codeSender) || route.secret !== Boolean(definition.adapters?.secrets)) {
+  if (
+    route.sender !== Boolean(definition.adapters?.codeSender) ||
+    route.secret !== Boolean(definition.adapters?.secrets) ||
+    (route.table !== 'none') !== Boolean(definition.adapters?.database)
+  ) {
     throw new Error(`${id}: the adapters of the handler do not match its route table entry`);
   }
 
@@ -184,7 +194,7 @@ export function endpoint<
       config: cfg,
       clock: overrides.clock ?? systemClock,
       get db() {
-        return database(cfg);
+        return requireAdapter(definition.adapters?.database, 'database', id)(cfg);
       },
       keys() {
         const source = overrides.secrets ?? (secretsFromAdapter ??= requireAdapter(definition.adapters?.secrets, 'secret', id)(cfg));
@@ -255,7 +265,7 @@ export function endpoint<
   // deployment's first cold start loudly, and the init phase runs at full CPU.
   if (process.env.AWS_LAMBDA_FUNCTION_NAME) {
     const cfg = config();
-    if (route.table !== 'none') database(cfg);
+    definition.adapters?.database?.(cfg);
   }
 
   return Object.assign(handler as unknown as ProxyHandler, { route, definition: definition as ProxyHandler['definition'] });

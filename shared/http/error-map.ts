@@ -16,6 +16,13 @@ export interface ErrorResponse {
   headers: Record<string, string>;
 }
 
+/**
+ * Seconds a client should wait after a 503 of ours (the database busy or unreachable, a record
+ * that kept changing, a failed delivery): long enough for the SDK-level causes to pass, short
+ * enough that a person does not notice. Every 503 and 429 the service answers carries Retry-After.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
 const INTERNAL: ErrorBody = { code: 500, message: 'Internal server error.', error: 'INTERNAL' };
 
 /**
@@ -35,7 +42,7 @@ export function errorResponse(error: unknown, requestId: string | undefined): Er
   if (error instanceof RetryLaterError) {
     body.retryAfterSeconds = error.retryAfterSeconds;
     headers['Retry-After'] = String(error.retryAfterSeconds);
-  }
+  } else if (mapped.status === 503 || mapped.status === 429) headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   if (mapped.status >= 500 && requestId) body.requestId = requestId;
   return { status: mapped.status, body, headers };
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { consumeCode, countWrongGuess, discardUndeliveredCode, findCurrentCode, storeNewCode } from '../db/codes-repository';
 import type { StoredCode } from '../db/codes-repository';
 import type { GuardedWrite } from '../db/transactions';
-import { CodeAttemptsExceededError, CodeInvalidError, DeliveryFailedError } from '../errors';
+import { takeSmsFromBudget } from '../db/sms-budget-repository';
+import { CodeAttemptsExceededError, CodeInvalidError, DeliveryFailedError, SmsLimitReachedError } from '../errors';
 import { maskTarget } from '../logging/logger';
 import { epochSeconds, utcDate } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
@@ -11,6 +12,9 @@ import { findIdentityLocale } from '../db/users-repository';
 import { chooseLocale, renderCodeMessage } from './messages';
 import type { Locale } from './messages';
 import type { Target } from './targets';
+
+/** The log message of a tripped SMS circuit breaker; the stack counts it as a metric. */
+export const SMS_LIMIT_REACHED_LOG = 'sms limit reached';
 
 /**
  * Sends a new code to a target. The answer is the same whether or not an account uses the target,
@@ -45,6 +49,14 @@ export async function sendCode(ctx: ServiceContext, target: Target, requested: L
     code,
     validMinutes: Math.round(config.CODE_TTL_SECONDS / 60),
   });
+  // The SMS circuit breaker, after the per-target limits (a refused resend spends nothing) and
+  // before delivery: past the deployment's hourly budget the send is undone and answers 429.
+  if (channel === 'sms' && !(await takeSmsFromBudget(db, now, config.SMS_MAX_PER_HOUR))) {
+    ctx.log.warn(SMS_LIMIT_REACHED_LOG, { target: maskTarget(target.value), limitPerHour: config.SMS_MAX_PER_HOUR });
+    await discardUndeliveredCode(db, target.value, codeId, day);
+    const nextHour = Math.ceil((now.getTime() + 1) / 3_600_000) * 3_600_000;
+    throw new SmsLimitReachedError('Codes by SMS are paused for now. Try again later, or use e-mail.', Math.max(1, Math.ceil((nextHour - now.getTime()) / 1000)));
+  }
   try {
     await ctx.codeSender.send({ channel, target: target.value, code, locale, ...message });
   } catch (error) {

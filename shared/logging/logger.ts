@@ -28,7 +28,9 @@ export function setLogSink(next: LogSink): void {
 export function createLogger(level: LogLevel, base: Record<string, unknown> = {}): Logger {
   const write = (at: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
-    sink(JSON.stringify({ level: at, time: new Date().toISOString(), message, ...base, ...fields }));
+    // `level` and `timestamp` (RFC 3339) are the keys Lambda's JSON log format reads: with them
+    // Lambda filters by the function's application log level and keeps our time, not its own.
+    sink(JSON.stringify({ level: at, timestamp: new Date().toISOString(), message, ...base, ...fields }));
   };
   return {
     debug: (message, fields) => write('debug', message, fields),

@@ -46,6 +46,16 @@ async function codeFor(bench: Bench, target: string): Promise<string> {
 
 const sessionOf = ({ typical }: DriverContext): RequestSpec => ({ account: typical });
 
+/** Another sign-in of an account by code (not measured): a second session, and its refresh token. */
+async function anotherSession(bench: Bench, email: string): Promise<{ refreshToken: string }> {
+  const verifyCode = await codeFor(bench, email);
+  return bench.call<{ refreshToken: string }>('POST /api/verify-code/verify', { body: { target: email, verifyCode } });
+}
+
+let phones = 0;
+/** A fresh mobile number per call (China's range, like the app's users). */
+const uniquePhone = () => `+86139${String((process.pid * 1000 + phones++) % 1e8).padStart(8, '0')}`;
+
 export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   'GET /api/health': { prepare: async () => ({}) },
   'GET /api/openapi.json': { prepare: async () => ({}) },
@@ -76,7 +86,56 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       return { body: { target: account.email, verifyCode: await codeFor(bench, account.email), newPassword: `new ${PASSWORD}` } };
     },
   },
-  'POST /api/auth/logout': { prepare: async ({ fresh }) => ({ account: await fresh('logout') }) },
+  // As apps should log out: with the refresh token, which ends that session.
+  'POST /api/auth/logout': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('logout');
+      const { refreshToken } = await anotherSession(bench, account.email);
+      return { account, body: { refreshToken } };
+    },
+  },
+  'POST /api/auth/token/refresh': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('refresh');
+      return { body: { refreshToken: (await anotherSession(bench, account.email)).refreshToken } };
+    },
+  },
+  'GET /api/auth/sessions': { prepare: async (context) => sessionOf(context) },
+  // Two sessions: the caller's and the one it ends.
+  'DELETE /api/auth/sessions': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('end-others');
+      await anotherSession(bench, account.email);
+      return { account };
+    },
+  },
+  'DELETE /api/auth/sessions/{sessionId}': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('end-one');
+      await anotherSession(bench, account.email);
+      const sessions = await bench.call<{ sessionId: string; current: boolean }[]>('GET /api/auth/sessions', { account });
+      return { account, pathParameters: { sessionId: sessions.find((session) => !session.current)!.sessionId } };
+    },
+  },
+  'PATCH /api/users/me': { prepare: async ({ fresh }) => ({ account: await fresh('settings'), body: { timeZone: 'Asia/Shanghai' } }) },
+  // Linking a second target to an account made by e-mail: the code is for the new one.
+  'PUT /api/users/me/email': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('change-email');
+      const email = unique('new-email');
+      return { account, body: { email, verifyCode: await codeFor(bench, email) } };
+    },
+  },
+  'PUT /api/users/me/phone': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('link-phone');
+      const phone = uniquePhone();
+      await bench.call('POST /api/verify-code/send', { body: { type: 'sms', target: phone } });
+      return { account, body: { phone, verifyCode: bench.outbox.list(phone)[0]!.code } };
+    },
+  },
+  // The first password of an account made by code (a change also checks the current one: one scrypt more).
+  'PUT /api/users/me/password': { prepare: async ({ fresh }) => ({ account: await fresh('password'), body: { newPassword: `first ${PASSWORD}` } }) },
   'GET /api/users/me': { prepare: async (context) => sessionOf(context) },
   // An account with a little of everything: deletion reads and deletes all of it.
   'DELETE /api/users/me': {

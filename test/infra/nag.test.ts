@@ -14,6 +14,7 @@ import { synthesize } from './synth';
  */
 const VARIANTS: [string, Record<string, unknown>][] = [
   ['dev', {}],
+  ['dev without WAF', { waf: 'false' }],
   ['prod with WAF and alarm topic', { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com', waf: 'true', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms' }],
 ];
 

@@ -9,9 +9,9 @@ import { PROJECT_ROOT } from '../../infra/project-root';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import type { GatewayResponseType } from '../../shared/http/gateway-responses';
+import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
-import type { RouteDefinition } from '../../shared/routes';
+import type { RouteDefinition, TableAccess } from '../../shared/routes';
 import {
   allowedActions,
   asArray,
@@ -242,7 +242,6 @@ describe('scheduled jobs', () => {
 
 describe('least privilege', () => {
   const WRITE = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|ConditionCheckItem|TransactWriteItems)$/;
-  const READ = ['dynamodb:GetItem', 'dynamodb:Query'];
 
   it('has no wildcard action in any policy of the stack', () => {
     const documents = [
@@ -257,12 +256,17 @@ describe('least privilege', () => {
   it('grants every function exactly the table access, sender and secret its route table entry declares', () => {
     const [[secretId]] = ofType(resources, 'AWS::SecretsManager::Secret') as [[string, Resource]];
     const [[tableId]] = ofType(resources, 'AWS::DynamoDB::Table') as [[string, Resource]];
-    const check = (label: string, functionId: string, needs: { table: string; sender?: boolean; secret: boolean }) => {
+    const check = (label: string, functionId: string, needs: { table: string; dynamodb?: TableAccess; sender?: boolean; secret: boolean }) => {
       const statements = statementsOf(functionId);
       const actions = allowedActions(statements);
       const dynamo = actions.filter((action) => action.startsWith('dynamodb:'));
+      // Exactly the declared actions on the table, and Query on exactly the declared indexes.
+      const onTable = statements.filter((statement) => asArray(statement.Action).some((action) => action.startsWith('dynamodb:')) && !JSON.stringify(statement.Resource).includes('/index/'));
+      const onIndexes = statements.filter((statement) => JSON.stringify(statement.Resource ?? '').includes('/index/'));
+      expect(onTable.flatMap((statement) => asArray(statement.Action)).sort(), label).toEqual((needs.dynamodb?.actions ?? []).map((action) => `dynamodb:${action}`).sort());
+      expect(onIndexes.flatMap((statement) => asArray(statement.Action)), label).toEqual(needs.dynamodb?.indexes?.length ? ['dynamodb:Query'] : []);
+      for (const index of needs.dynamodb?.indexes ?? []) expect(JSON.stringify(onIndexes[0]!.Resource), label).toContain(`/index/${index}`);
       if (needs.table === 'none') expect(dynamo, label).toEqual([]);
-      else expect(dynamo, label).toEqual(expect.arrayContaining(READ));
       if (needs.table === 'read-write') expect(dynamo.filter((action) => WRITE.test(action)), label).not.toEqual([]);
       else expect(dynamo.filter((action) => WRITE.test(action)), label).toEqual([]);
 
@@ -285,7 +289,7 @@ describe('least privilege', () => {
       }
     };
     for (const route of ALL_ROUTES) check(routeId(route), functionOf.get(route)!, route);
-    for (const job of jobs) check(job.name, jobFunctionId(job.name), { table: job.table, secret: false });
+    for (const job of jobs) check(job.name, jobFunctionId(job.name), { table: job.table, dynamodb: job.dynamodb, secret: false });
     check('authorizer', authorizerFunctionId, authorizer);
     expect(authorizer.table).toBe('read');
   });
@@ -303,10 +307,14 @@ describe('least privilege', () => {
     expect(JSON.stringify(deny.Resource)).toContain(':sns:*:*:*');
   });
 
-  it('gives read-only routes a read grant that also covers the list index', () => {
-    const readOnly = ALL_ROUTES.find((route) => route.table === 'read')!;
-    const statement = statementsOf(functionOf.get(readOnly)!).find((candidate) => asArray(candidate.Action).includes('dynamodb:Query'))!;
-    expect(JSON.stringify(statement.Resource)).toContain(`/index/${LIST_INDEX_NAME}`);
+  it('lets only the functions that query the list index reach it, and the authorizer only get items', () => {
+    const queriesIndex = ALL_ROUTES.filter((route) => route.dynamodb?.indexes?.includes(LIST_INDEX_NAME));
+    expect(queriesIndex.map(routeId)).toEqual(['GET /api/devices']);
+    for (const route of ALL_ROUTES) {
+      const reaches = JSON.stringify(statementsOf(functionOf.get(route)!).map((statement) => statement.Resource)).includes(`/index/${LIST_INDEX_NAME}`);
+      expect(reaches, routeId(route)).toBe(queriesIndex.includes(route));
+    }
+    expect(allowedActions(statementsOf(authorizerFunctionId)).filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);
   });
 });
 
@@ -336,7 +344,12 @@ describe('gateway responses', () => {
     const expected = GATEWAY_RESPONSES[type];
     const response = responseOf(type);
     expect(response, type).toBeDefined();
-    expect(response!.Properties.StatusCode).toBe(String(expected.status));
+    const { gatewayStatus, headers } = expected as GatewayResponse;
+    // The catch-alls keep API Gateway's own status (502 crash, 403, 415 ...); the others set theirs.
+    expect(response!.Properties.StatusCode).toBe(gatewayStatus ? undefined : String(expected.status));
+    for (const [name, value] of Object.entries(headers ?? {})) {
+      expect(response!.Properties.ResponseParameters[`gatewayresponse.header.${name}`], name).toBe(`'${value}'`);
+    }
     const template: string = response!.Properties.ResponseTemplates['application/json'];
     // $context.error.messageString is API Gateway's message, already in quotes.
     const body = JSON.parse(template.replace('$context.error.messageString', '"gateway message"'));
@@ -353,6 +366,12 @@ describe('gateway responses', () => {
     expect(responseOf('ACCESS_DENIED')!.Properties.StatusCode).toBe('401');
     expect(responseOf('MISSING_AUTHENTICATION_TOKEN')!.Properties.StatusCode).toBe('404');
     expect(responseOf('THROTTLED')!.Properties.StatusCode).toBe('429');
+    expect(responseOf('THROTTLED')!.Properties.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(responseOf('INTEGRATION_TIMEOUT')!.Properties.StatusCode).toBe('504');
+    expect(responseOf('AUTHORIZER_FAILURE')!.Properties.StatusCode).toBe('503');
+    expect(responseOf('AUTHORIZER_FAILURE')!.Properties.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'2'");
+    expect(responseOf('DEFAULT_5XX')!.Properties).not.toHaveProperty('StatusCode');
+    expect(responseOf('DEFAULT_4XX')!.Properties).not.toHaveProperty('StatusCode');
     expect(responseOf('DEFAULT_5XX')!.Properties.ResponseTemplates['application/json']).toContain('"code":500');
   });
 });
@@ -441,6 +460,20 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     });
   });
 
+  it("creates the stage's execution log group itself, with a retention, so that a teardown removes it", () => {
+    const [[apiId]] = ofType(resources, 'AWS::ApiGateway::RestApi') as [[string, Resource]];
+    const [[stageId, stageResource]] = ofType(resources, 'AWS::ApiGateway::Stage') as [[string, Resource]];
+    const execution = ofType(resources, 'AWS::Logs::LogGroup').filter(([, group]) => JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'));
+    expect(execution, stageId).toHaveLength(1);
+    const [groupId, group] = execution[0]!;
+    // The name API Gateway writes to: API-Gateway-Execution-Logs_<rest api id>/<stage>.
+    expect(group.Properties.LogGroupName).toEqual({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, `/${stageResource.Properties.StageName}`]] });
+    expect(group.Properties.RetentionInDays).toBeGreaterThan(0);
+    expect(group.DeletionPolicy).toBe('Delete');
+    // Created before the stage can log anything into it.
+    expect(asArray(stageResource.DependsOn)).toContain(groupId);
+  });
+
   it('alarms on the 5xx rate, throttled requests, authorizer failures and every route and job function error', () => {
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const serverErrors = alarms.find((alarm) => JSON.stringify(alarm.Metrics ?? []).includes('5XXError'));
@@ -455,6 +488,13 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     };
     expect(alarmOnFilter(/\$\.status\s*=\s*429/)).toBeDefined();
     expect(alarmOnFilter(/AUTHORIZER_FAILURE/)).toBeDefined();
+    // The SMS circuit breaker: its log line in the sender's log group is a metric with an alarm.
+    const smsFilter = filters.find((filter) => /sms limit reached/.test(filter.FilterPattern))!;
+    expect(smsFilter.MetricTransformations[0].MetricName).toBe('SmsLimitReached');
+    const sender = ALL_ROUTES.find((route) => route.sender)!;
+    const senderLogs = refOf(resources[functionOf.get(sender)!]!.Properties.LoggingConfig.LogGroup);
+    expect(refOf(ofType(resources, 'AWS::Logs::MetricFilter').find(([, filter]) => filter.Properties === smsFilter)![1].Properties.LogGroupName)).toBe(senderLogs);
+    expect(alarmOnFilter(/sms limit reached/)).toBeDefined();
 
     for (const [label, functionId] of [...ALL_ROUTES.map((route) => [routeId(route), functionOf.get(route)!]), ...jobs.map((job) => [job.name, jobFunctionId(job.name)])]) {
       const errors = alarms.find(

@@ -1,8 +1,13 @@
+import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
+import { RATE_EXCEEDED_LABEL, WAF_RETRY_AFTER_SECONDS } from '../../infra/constructs/code-rate-limit-waf';
+import { parseConfig } from '../../shared/config';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
-import { allowedActions, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
+import { allowedActions, asArray, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
 import type { Resource, Synthesized } from './synth';
 
 // Settings only: no bundling (the bundles are checked in stack.test.ts).
@@ -38,6 +43,14 @@ describe('prod stage', () => {
     const retention = (synthesized: Synthesized) => Math.min(...ofType(synthesized.resources, 'AWS::Logs::LogGroup').map(([, group]) => group.Properties.RetentionInDays));
     expect(retention(prod)).toBeGreaterThan(retention(dev));
     expect(new Set(environments(prod).map((environment) => environment.LOG_LEVEL))).toEqual(new Set(['info']));
+  });
+
+  it("sets every function's Lambda application log level from LOG_LEVEL, so debug lines reach CloudWatch in dev", () => {
+    const levels = (synthesized: Synthesized) =>
+      new Set(ofType(synthesized.resources, 'AWS::Lambda::Function').map(([, fn]) => `${fn.Properties.LoggingConfig.ApplicationLogLevel}/${fn.Properties.LoggingConfig.SystemLogLevel}/${fn.Properties.Environment.Variables.LOG_LEVEL}`));
+    expect(levels(dev)).toEqual(new Set(['DEBUG/INFO/debug']));
+    expect(levels(prod)).toEqual(new Set(['INFO/INFO/info']));
+    expect(levels(synth({ LOG_LEVEL: 'warn' }))).toEqual(new Set(['WARN/INFO/warn']));
   });
 
   it('allows more traffic than dev', () => {
@@ -92,6 +105,26 @@ describe('settings from context', () => {
     for (const environment of environments(synthesized)) expect(environment).not.toHaveProperty('SES_FROM_ADDRESS');
   });
 
+  it('sends e-mail from exactly the address the IAM condition allows, whatever the case it was given in', async () => {
+    const synthesized = synth({ SES_FROM_ADDRESS: 'Captions <No-Reply@Mail.Example.com>' });
+    const senderId = functionIdByDescription(synthesized.resources, routeId(ALL_ROUTES.find((route) => route.sender)!));
+    const email = statementsOfFunction(synthesized.resources, senderId).find((statement) => asArray(statement.Action).includes('ses:SendEmail'))!;
+    const allowed: string = email.Condition.StringEquals['ses:FromAddress'];
+    // The function's own settings, as Lambda gives them, through the real SES adapter.
+    const environment = synthesized.resources[senderId]!.Properties.Environment.Variables as Record<string, string>;
+    const ses = mockClient(SESClient);
+    try {
+      ses.on(SendEmailCommand).resolves({ MessageId: 'm1' });
+      await awsCodeSender(parseConfig(environment)).send({ channel: 'email', target: 'a@example.com', code: '123456', locale: 'en', subject: 's', text: 't' });
+      const source = ses.commandCalls(SendEmailCommand)[0]!.args[0].input.Source!;
+      // SES compares ses:FromAddress case-sensitively with the address in Source.
+      expect(/<([^>]+)>$/.exec(source)?.[1] ?? source).toBe(allowed);
+      expect(source).toBe('Captions <no-reply@mail.example.com>');
+    } finally {
+      ses.restore();
+    }
+  });
+
   it('notifies an existing SNS topic from every alarm when one is given', () => {
     const topic = 'arn:aws:sns:eu-west-1:123456789012:on-call';
     const alarms = ofType(synth({ alarmTopicArn: topic }).resources, 'AWS::CloudWatch::Alarm');
@@ -127,21 +160,28 @@ describe('CORS origins from context', () => {
   });
 });
 
-describe('WAF (-c waf=true)', () => {
-  const synthesized = synth({ waf: 'true' });
+describe('WAF (on by default, -c waf=false turns it off)', () => {
+  const synthesized = synth({});
 
-  it('is absent unless asked for', () => {
-    expect(ofType(synth({}).resources, 'AWS::WAFv2::WebACL')).toEqual([]);
+  it('is on in every stage by default, and absent only when turned off', () => {
+    expect(ofType(synth(PROD).resources, 'AWS::WAFv2::WebACL')).toHaveLength(1);
+    expect(ofType(synthesized.resources, 'AWS::WAFv2::WebACL')).toHaveLength(1);
+    expect(ofType(synth({ waf: 'false' }).resources, 'AWS::WAFv2::WebACL')).toEqual([]);
   });
 
   it('limits each IP on the code endpoints and answers 429 in the contract shape', () => {
     const acl = only(synthesized, 'AWS::WAFv2::WebACL').Properties;
     expect(acl.Scope).toBe('REGIONAL');
     expect(acl.DefaultAction).toEqual({ Allow: {} });
-    const [rule] = acl.Rules;
+    const [rule, blocked] = acl.Rules;
     const rate = rule.Statement.RateBasedStatement;
     expect(rate).toMatchObject({ AggregateKeyType: 'IP', Limit: 100, EvaluationWindowSec: 300 });
-    expect(rule.Action.Block.CustomResponse).toEqual({ ResponseCode: 429, CustomResponseBodyKey: 'THROTTLED' });
+    // The rate rule labels; the rule after it answers for any origin (CORS_ORIGINS=*).
+    expect(rule.Action).toEqual({ Count: {} });
+    expect(rule.RuleLabels).toEqual([{ Name: RATE_EXCEEDED_LABEL }]);
+    expect(blocked.Statement).toEqual({ LabelMatchStatement: { Scope: 'LABEL', Key: RATE_EXCEEDED_LABEL } });
+    expect(blocked.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: 'THROTTLED' });
+    expect(acl.Rules).toHaveLength(2);
     expect(JSON.parse(acl.CustomResponseBodies.THROTTLED.Content)).toEqual(GATEWAY_RESPONSES.THROTTLED.body);
 
     const pattern = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
@@ -151,6 +191,36 @@ describe('WAF (-c waf=true)', () => {
     for (const path of ['/api/auth/login', '/dev/api/users/me', '/api/verify-codes', '/x/y/api/verify-code/send']) {
       expect(pattern.test(path), path).toBe(false);
     }
+  });
+
+  const blockHeaders = (rule: any): Record<string, string> =>
+    Object.fromEntries(rule.Action.Block.CustomResponse.ResponseHeaders.map((header: { Name: string; Value: string }) => [header.Name, header.Value]));
+
+  it('answers its 429 with Retry-After and CORS, readable by a browser app', () => {
+    const [, blocked] = only(synthesized, 'AWS::WAFv2::WebACL').Properties.Rules;
+    expect(blockHeaders(blocked)).toMatchObject({
+      'Retry-After': String(WAF_RETRY_AFTER_SECONDS),
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': expect.stringContaining('Retry-After'),
+      'Cache-Control': 'no-store',
+    });
+    // An IP stays blocked until its count over the last 5 minutes falls below the limit.
+    expect(WAF_RETRY_AFTER_SECONDS).toBe(300);
+  });
+
+  it('names each allowed origin in its own blocking rule when CORS_ORIGINS lists several, and no origin for others', () => {
+    const rules = only(synth({ CORS_ORIGINS: 'https://a.example.com,https://b.example.com' }), 'AWS::WAFv2::WebACL').Properties.Rules;
+    expect(rules.map((rule: any) => rule.Priority)).toEqual([0, 1, 2, 3]);
+    for (const [index, origin] of ['https://a.example.com', 'https://b.example.com'].entries()) {
+      const rule = rules[index + 1];
+      const [label, header] = rule.Statement.AndStatement.Statements;
+      expect(label).toEqual({ LabelMatchStatement: { Scope: 'LABEL', Key: RATE_EXCEEDED_LABEL } });
+      expect(header.ByteMatchStatement).toMatchObject({ FieldToMatch: { SingleHeader: { Name: 'origin' } }, PositionalConstraint: 'EXACTLY', SearchString: origin });
+      expect(blockHeaders(rule)).toMatchObject({ 'Access-Control-Allow-Origin': origin, Vary: 'Origin', 'Retry-After': String(WAF_RETRY_AFTER_SECONDS) });
+    }
+    const fallback = blockHeaders(rules[3]);
+    expect(fallback).not.toHaveProperty('Access-Control-Allow-Origin');
+    expect(fallback).toMatchObject({ Vary: 'Origin', 'Retry-After': String(WAF_RETRY_AFTER_SECONDS) });
   });
 
   it('is associated with the API stage', () => {

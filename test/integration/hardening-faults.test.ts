@@ -208,14 +208,16 @@ describe('Secrets Manager', () => {
     };
   }
 
-  it('answers a bare 500 while the secret cannot be read, and works on the next request once it can', async () => {
+  it('answers 503 with Retry-After while Secrets Manager is unavailable, and works on the next request once it is back', async () => {
     const secrets = await fakeSecretsManager();
     try {
       overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: () => CREDENTIALS }) });
 
       const failed = await send(uniqueEmail());
-      expect(failed.status).toBe(500);
-      expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ServiceUnavailable|arn:/);
+      expect(failed.status).toBe(503);
+      expect(failed.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
+      expect(Number(failed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ServiceUnavailableException|arn:/);
       // Retried as the SDK's standard retry mode would (3 attempts), then given up.
       expect(secrets.calls).toHaveLength(3);
 
@@ -233,13 +235,31 @@ describe('Secrets Manager', () => {
     }
   });
 
-  it('answers a bare 500 when the endpoint cannot be reached at all', async () => {
+  it('answers 503 when the endpoint cannot be reached at all, and a bare 500 when the secret is refused', async () => {
     const secrets = await fakeSecretsManager();
     secrets.close();
     overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: () => CREDENTIALS }) });
     const failed = await send(uniqueEmail());
-    expect(failed.status).toBe(500);
+    expect(failed.status).toBe(503);
+    expect(failed.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
     expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ECONNREFUSED|fetch|arn:/);
+
+    // A deployment fault (no permission, no such secret) is not "try again": a bare 500.
+    const denied = createServer((request, response) => {
+      request.resume();
+      response.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify({ __type: 'AccessDeniedException', message: 'not allowed' }));
+    });
+    await new Promise<void>((resolve) => denied.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(denied.address() as AddressInfo).port}`;
+      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint, credentials: () => CREDENTIALS }) });
+      const refused = await send(uniqueEmail());
+      expect(refused.status).toBe(500);
+      expect(JSON.stringify(refused.body)).not.toMatch(/AccessDenied|arn:/);
+    } finally {
+      denied.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundles, functionTargets } from '../bench/bundles';
 import type { BuiltBundle } from '../bench/bundles';
 import { GOALS, KB } from '../bench/goals';
+import { routeId, routes } from '../../shared/routes';
 
 /**
  * Every function built with the Lambda bundling options (what `npm run bench` measures and the
@@ -51,6 +52,17 @@ describe('Lambda bundles', () => {
   it('builds one bundle per route and the authorizer', () => {
     expect(bundles.length).toBe(functionTargets().length);
     expect(bundles.filter((bundle) => bundle.kind === 'authorizer')).toHaveLength(1);
+  });
+
+  it('bundles the DynamoDB client only into functions whose route uses the table', () => {
+    const DYNAMODB = /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb)\//;
+    const tableOf = new Map<string, string>(routes.map((route) => [routeId(route), route.table]));
+    const withClient = bundles.filter((bundle) => bundle.kind === 'function' && contains(bundle, DYNAMODB)).map((bundle) => bundle.name);
+    const expected = bundles.filter((bundle) => bundle.kind === 'function' && tableOf.get(bundle.name) !== 'none').map((bundle) => bundle.name);
+    expect(withClient.sort()).toEqual(expected.sort());
+    expect(routes.some((route) => route.table === 'none')).toBe(true);
+    // The authorizer reads with a signed call of its own (shared/adapters/slim-lookups.ts).
+    expect(bundles.filter((bundle) => bundle.kind === 'authorizer' && contains(bundle, DYNAMODB))).toEqual([]);
   });
 
   it('leaves nothing to load at run time but node: built-ins', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as errors from '../../shared/errors';
-import { errorResponse } from '../../shared/http/error-map';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, errorResponse } from '../../shared/http/error-map';
 
 type ErrorClass = new (...args: any[]) => errors.DomainError;
 const isDomainErrorClass = (value: unknown): value is ErrorClass =>
@@ -66,6 +66,26 @@ describe('error map', () => {
     expect(response.headers['Retry-After']).toBe('42');
     expect(response.body).toMatchObject({ code: 1, error: 'CODE_COOLDOWN', retryAfterSeconds: 42 });
     expect(errorResponse(new errors.LoginLockedError('locked', 900), undefined).headers['Retry-After']).toBe('900');
+  });
+
+  it('adds Retry-After to every 503 and 429 it answers', () => {
+    const statuses = Object.values(errors)
+      .flatMap((value) => (errors.isDeclaration(value) ? [[value.code, value.http] as const] : []))
+      .filter(([, mapped]) => mapped.status === 503 || mapped.status === 429);
+    expect(statuses.map(([code]) => code)).toEqual(expect.arrayContaining(['SERVICE_UNAVAILABLE', 'DELIVERY_FAILED']));
+    // One instance of every domain error class that maps to 503 or 429.
+    const instances: errors.DomainError[] = [
+      new errors.ServiceUnavailableError('busy'),
+      new errors.DeliveryFailedError('not delivered'),
+      new errors.SmsLimitReachedError('paused', 1800),
+    ];
+    for (const [code] of statuses) {
+      const error = instances.find((candidate) => candidate.code === code)!;
+      expect(error, code).toBeDefined();
+      const response = errorResponse(error, 'r1');
+      expect(Number(response.headers['Retry-After']), code).toBeGreaterThanOrEqual(1);
+    }
+    expect(errorResponse(new errors.ServiceUnavailableError('busy'), 'r1').headers['Retry-After']).toBe(String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   });
 
   it('lists validation details', () => {

@@ -28,3 +28,15 @@ describe('createLogger', () => {
     expect(lines).toHaveLength(2);
   });
 });
+
+describe('the keys Lambda reads from JSON logs', () => {
+  it('writes level and an RFC 3339 timestamp, so Lambda filters by level and keeps our time', () => {
+    const lines: string[] = [];
+    setLogSink((line) => lines.push(line));
+    createLogger('debug').debug('detail');
+    const entry = JSON.parse(lines[0]!);
+    expect(entry.level).toBe('debug');
+    expect(entry.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(entry).not.toHaveProperty('time');
+  });
+});

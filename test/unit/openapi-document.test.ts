@@ -128,10 +128,10 @@ describe('each operation', () => {
     });
   });
 
-  it('documents 429 and 500 everywhere, 503 wherever the table or delivery can fail, 400 and 413 with a body', () => {
+  it('documents 429 and 500 everywhere, 503 wherever the table, the secret, the authorizer or delivery can fail, 400 and 413 with a body', () => {
     each((operation, route) => {
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '429', '500']));
-      expect(Boolean(operation.responses['503'])).toBe(route.table !== 'none' || route.sender);
+      expect(Boolean(operation.responses['503'])).toBe(route.table !== 'none' || route.sender || route.secret || route.auth === 'bearer');
       expect(Boolean(operation.responses['413'])).toBe(Boolean(operation.requestBody));
       if (operation.requestBody) expect(operation.responses['400']).toBeDefined();
     });

@@ -69,7 +69,7 @@ describe('AWS JSON client', () => {
       server.close();
     }
   }
-  const target = (endpoint: string) => ({ service: 'dynamodb' as const, region: 'us-east-1', endpoint, credentials: () => credentials });
+  const target = (endpoint: string) => ({ service: 'dynamodb' as const, region: 'us-east-1', endpoint, credentials: () => credentials, timeoutMs: 3000 });
 
   it('retries throttling and returns the eventual answer', async () => {
     await withServer(

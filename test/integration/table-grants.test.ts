@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { handler as resumeAccountPurgesJob } from '../../functions/jobs/resume-account-purges';
+import { literalSegmentsFirst } from '../../infra/local/server';
+import { endAccount } from '../../shared/db/account-deletion';
+import { findUserById } from '../../shared/db/users-repository';
+import { overridePorts } from '../../shared/runtime';
+import { authorizer, jobs, routeId, routes } from '../../shared/routes';
+import type { RouteDefinition, TableAccess } from '../../shared/routes';
+import { issueToken } from '../../shared/identity/tokens';
+import { deriveKeys } from '../../shared/ports/secrets';
+import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
+import type { LocalApi, RequestOptions } from '../support/local-api';
+import { iamActionsOf, startRecordingProxy } from '../support/recording-proxy';
+import type { RecordingProxy } from '../support/recording-proxy';
+
+/**
+ * Issue 20: every function's DynamoDB grant is exactly what its entry in shared/routes.ts declares
+ * (`dynamodb`), and that declaration is exactly what the function issues. Every handler runs
+ * against DynamoDB Local behind a recording proxy, through flows that take its branches (new and
+ * existing accounts, wrong codes and passwords, repeats, replays, deletions); each recorded call
+ * becomes the IAM actions it needs (per item for transactions, per index for queries). The test
+ * fails on an action issued but not declared (AccessDenied on AWS) and on one declared but never
+ * issued (a grant broader than the code).
+ *
+ * Each flow runs on a table of its own: id blocks are reserved once per table and process, and
+ * every function that allocates ids must be seen reserving one, as each Lambda container does.
+ */
+const AUTHORIZER = 'authorizer';
+const jobLabel = (name: string) => `job ${name}`;
+
+const recorded = new Map<string, Set<string>>();
+let current: string | undefined;
+let proxy: RecordingProxy;
+
+const ALL_ROUTES: readonly RouteDefinition[] = routes;
+const patterns = ALL_ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}$`),
+})).sort((a, b) => literalSegmentsFirst(a.route.path, b.route.path));
+
+function routeOf(method: string, path: string): string {
+  const pathname = path.split('?')[0]!;
+  const found = patterns.find(({ route, pattern }) => route.method === method && pattern.test(pathname));
+  if (!found) throw new Error(`no route for ${method} ${path}`);
+  return routeId(found.route);
+}
+
+function declared(access: TableAccess | undefined): string[] {
+  return [...(access?.actions ?? []), ...(access?.indexes ?? []).map((index) => `Query@${index}`)].sort();
+}
+
+/** Sends one request and attributes the calls it causes to its route (and the authorizer's to the authorizer). */
+async function call(api: LocalApi, method: string, path: string, options: RequestOptions = {}) {
+  current = routeOf(method, path);
+  try {
+    return await api.request(method, path, options);
+  } finally {
+    current = undefined;
+  }
+}
+
+async function world(flow: (api: LocalApi) => Promise<void>): Promise<void> {
+  const api = await startLocalApi({ DYNAMODB_ENDPOINT: proxy.url });
+  try {
+    await flow(api);
+  } finally {
+    await api.close();
+  }
+}
+
+const password = 'violet-harbor-42-lantern';
+
+async function codeFor(api: LocalApi, target: string): Promise<string> {
+  const sent = await call(api, 'POST', '/api/verify-code/send', { body: { type: target.includes('@') ? 'email' : 'sms', target } });
+  expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+  return latestCode(api, target);
+}
+
+async function register(api: LocalApi, email: string) {
+  const code = await codeFor(api, email);
+  expect((await call(api, 'POST', '/api/auth/register', { body: { email, verifyCode: code, password } })).status).toBe(200);
+  const login = await call(api, 'POST', '/api/auth/login', { body: { email, password } });
+  expect(login.status).toBe(200);
+  return login.body as { token: string; userId: number };
+}
+
+beforeAll(async () => {
+  proxy = await startRecordingProxy(inject('dynamoEndpoint'));
+  proxy.onCall((recordedCall) => {
+    // Calls outside `call` are the set-up of a flow (signIn), not checked.
+    const label = recordedCall.sdk ? (current ?? 'set-up') : AUTHORIZER;
+    const actions = recorded.get(label) ?? new Set<string>();
+    for (const action of iamActionsOf(recordedCall)) actions.add(action);
+    recorded.set(label, actions);
+  });
+
+  // Codes: send (new target, cooldown), sign in with a wrong then the right code (new account),
+  // then again for the existing account; too many wrong tries void a code.
+  await world(async (api) => {
+    await call(api, 'GET', '/api/health');
+    await call(api, 'GET', '/api/openapi.json');
+    const email = uniqueEmail('grants-code');
+    const code = await codeFor(api, email);
+    expect((await call(api, 'POST', '/api/verify-code/send', { body: { type: 'email', target: email } })).status).toBe(400);
+    const wrong = code === '000000' ? '111111' : '000000';
+    expect((await call(api, 'POST', '/api/verify-code/verify', { body: { target: email, verifyCode: wrong } })).status).toBe(400);
+    expect((await call(api, 'POST', '/api/verify-code/verify', { body: { target: email, verifyCode: code } })).status).toBe(200);
+    api.clock.advance(api.config.CODE_RESEND_SECONDS + 1);
+    const again = await codeFor(api, email);
+    for (let attempt = 0; attempt < 5; attempt++) await call(api, 'POST', '/api/verify-code/verify', { body: { target: email, verifyCode: wrong } });
+    expect((await call(api, 'POST', '/api/verify-code/verify', { body: { target: email, verifyCode: again } })).status).toBe(400);
+    api.clock.advance(api.config.CODE_RESEND_SECONDS + 1);
+    const third = await codeFor(api, email);
+    const session = await call(api, 'POST', '/api/verify-code/verify', { body: { target: email, verifyCode: third } });
+    expect(session.status).toBe(200);
+    expect((await call(api, 'POST', '/api/auth/logout', { token: session.body.token })).status).toBe(200);
+    // A delivery that fails: the send is undone (code, cooldown and daily count).
+    overridePorts({ codeSender: { send: async () => Promise.reject(new Error('injected delivery failure')) } });
+    try {
+      expect((await call(api, 'POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail('undelivered') } })).status).toBe(503);
+    } finally {
+      overridePorts({ codeSender: api.outbox });
+    }
+  });
+
+  // Passwords: register (and an existing account), login right, wrong and unknown, lockout, reset.
+  await world(async (api) => {
+    const email = uniqueEmail('grants-password');
+    await register(api, email);
+    api.clock.advance(api.config.CODE_RESEND_SECONDS + 1);
+    const existing = await codeFor(api, email);
+    expect((await call(api, 'POST', '/api/auth/register', { body: { email, verifyCode: existing, password } })).status).toBe(400);
+    expect((await call(api, 'POST', '/api/auth/login', { body: { email, password: 'not the password' } })).status).toBe(400);
+    expect((await call(api, 'POST', '/api/auth/login', { body: { email: uniqueEmail('nobody'), password } })).status).toBe(400);
+    expect((await call(api, 'POST', '/api/auth/login', { body: { email, password } })).status).toBe(200);
+    for (let attempt = 0; attempt < 6; attempt++) await call(api, 'POST', '/api/auth/login', { body: { email, password: 'still not it' } });
+    api.clock.advance(api.config.CODE_RESEND_SECONDS + 1);
+    const reset = await codeFor(api, email);
+    const answer = await call(api, 'POST', '/api/auth/password/reset', { body: { target: email, verifyCode: reset, newPassword: 'another-long-pass-phrase-7' } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const unknown = uniqueEmail('reset-nobody');
+    const unknownCode = await codeFor(api, unknown);
+    expect((await call(api, 'POST', '/api/auth/password/reset', { body: { target: unknown, verifyCode: unknownCode, newPassword: 'another-long-pass-phrase-7' } })).status).toBe(400);
+  });
+
+  // Sessions: sign-ins that evict and clear ended sessions, refresh (rotation, grace, reuse, expiry),
+  // the list, ending one and the others, logout with a refresh token.
+  await world(async (api) => {
+    const email = uniqueEmail('grants-sessions');
+    const first = await register(api, email);
+    const signedIn = await call(api, 'POST', '/api/auth/login', { body: { email, password } });
+    const refreshToken = signedIn.body.refreshToken as string;
+    const rotated = await call(api, 'POST', '/api/auth/token/refresh', { body: { refreshToken } });
+    expect(rotated.status).toBe(200);
+    expect((await call(api, 'POST', '/api/auth/token/refresh', { body: { refreshToken } })).status).toBe(200);
+    api.clock.advance(api.config.REFRESH_GRACE_SECONDS + 1);
+    expect((await call(api, 'POST', '/api/auth/token/refresh', { body: { refreshToken } })).status).toBe(401);
+    const auth = { token: first.token };
+    const listed = await call(api, 'GET', '/api/auth/sessions', auth);
+    expect(listed.status).toBe(200);
+    const other = await call(api, 'POST', '/api/auth/login', { body: { email, password } });
+    const otherId = (await call(api, 'GET', '/api/auth/sessions', auth)).body.find((session: { current: boolean }) => !session.current).sessionId;
+    expect((await call(api, 'DELETE', `/api/auth/sessions/${otherId}`, auth)).status).toBe(200);
+    expect((await call(api, 'DELETE', `/api/auth/sessions/${otherId}`, auth)).status).toBe(404);
+    await call(api, 'POST', '/api/auth/login', { body: { email, password } });
+    expect((await call(api, 'DELETE', '/api/auth/sessions', auth)).body.ended).toBe(1);
+    expect((await call(api, 'DELETE', '/api/auth/sessions', auth)).body.ended).toBe(0);
+    const last = await call(api, 'POST', '/api/auth/login', { body: { email, password } });
+    expect((await call(api, 'POST', '/api/auth/logout', { token: last.body.token, body: { refreshToken: last.body.refreshToken } })).status).toBe(200);
+    expect((await call(api, 'POST', '/api/auth/token/refresh', { body: { refreshToken: other.body.refreshToken } })).status).toBe(401);
+    // An idle session: its refresh ends it.
+    const idle = await call(api, 'POST', '/api/auth/login', { body: { email, password } });
+    api.clock.advance(api.config.SESSION_IDLE_DAYS * 86_400 + 60);
+    expect((await call(api, 'POST', '/api/auth/token/refresh', { body: { refreshToken: idle.body.refreshToken } })).status).toBe(401);
+    // A password reset ends every session; the next code sign-in clears what is left of them.
+    const reset = await codeFor(api, email);
+    expect((await call(api, 'POST', '/api/auth/password/reset', { body: { target: email, verifyCode: reset, newPassword: 'another-long-pass-phrase-7' } })).status).toBe(200);
+    api.clock.advance(api.config.CODE_RESEND_SECONDS + 1);
+    const code = await codeFor(api, email);
+    expect((await call(api, 'POST', '/api/verify-code/verify', { body: { target: email, verifyCode: code } })).status).toBe(200);
+  });
+
+  // The profile: time zone and locale, e-mail and phone, the password from a session, records begun earlier.
+  await world(async (api) => {
+    const email = uniqueEmail('grants-profile');
+    const { token } = await signIn(api, email);
+    const auth = { token };
+    expect((await call(api, 'PATCH', '/api/users/me', { ...auth, body: { timeZone: 'Asia/Shanghai', locale: 'zh-CN' } })).status).toBe(200);
+    const newEmail = uniqueEmail('grants-profile-new');
+    expect((await call(api, 'PUT', '/api/users/me/email', { ...auth, body: { email: newEmail, verifyCode: await codeFor(api, newEmail) } })).status).toBe(200);
+    const phone = uniquePhone();
+    api.clock.advance(api.config.CODE_RESEND_SECONDS + 1);
+    const phoneCode = await codeFor(api, phone);
+    expect((await call(api, 'PUT', '/api/users/me/phone', { ...auth, body: { phone, verifyCode: phoneCode } })).status).toBe(200);
+    const nextPhone = uniquePhone();
+    expect((await call(api, 'PUT', '/api/users/me/phone', { ...auth, body: { phone: nextPhone, verifyCode: await codeFor(api, nextPhone) } })).status).toBe(200);
+    expect((await call(api, 'PUT', '/api/users/me/password', { ...auth, body: { newPassword: password } })).status).toBe(200);
+    expect((await call(api, 'PUT', '/api/users/me/password', { ...auth, body: { currentPassword: 'not it', newPassword: password } })).status).toBe(400);
+    expect((await call(api, 'PUT', '/api/users/me/password', { ...auth, body: { currentPassword: password, newPassword: 'another-long-pass-phrase-7' } })).status).toBe(200);
+    // A token from before sessions: the change replaces it with a session of its own.
+    const user = (await findUserById(api.db, (await call(api, 'GET', '/api/users/me', auth)).body.userId))!;
+    const { token: legacy } = await issueToken(deriveKeys(api.rootSecret).tokenSigningKey, user, api.clock.now(), {
+      issuer: api.config.JWT_ISSUER,
+      audience: api.config.JWT_AUDIENCE,
+      lifetimeMs: api.config.TOKEN_TTL_MS,
+    });
+    const replaced = await call(api, 'PUT', '/api/users/me/password', { token: legacy, body: { currentPassword: 'another-long-pass-phrase-7', newPassword: password } });
+    expect(replaced.body.token).toEqual(expect.any(String));
+    // Every earlier token ended with it: the records below are saved with the new one.
+    auth.token = replaced.body.token as string;
+    const record = { recordTitle: 'Offline', text: 'Recorded last night.', language: 'en-US', durationSeconds: 60 };
+    const startedAt = new Date(api.clock.now().getTime() - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const created = await call(api, 'POST', '/api/transcriptions', { ...auth, body: { ...record, startedAt } });
+    expect(created.status).toBe(200);
+    const moved = new Date(api.clock.now().getTime() - 2 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    expect((await call(api, 'PATCH', `/api/transcriptions/${created.body.transcriptionRecordId}`, { ...auth, body: { startedAt: moved } })).status).toBe(200);
+  });
+
+  // Behavior events, login events apart: both allocate event ids, and each must be seen reserving a block.
+  await world(async (api) => {
+    const auth = { token: (await signIn(api, uniqueEmail('grants-logins'))).token };
+    const loginKey = { 'Idempotency-Key': randomUUID() };
+    await call(api, 'POST', '/api/behavior/login', { ...auth, body: { location: 'Berlin' }, headers: loginKey });
+    await call(api, 'POST', '/api/behavior/login', { ...auth, body: { location: 'Berlin' }, headers: loginKey });
+    await call(api, 'POST', '/api/behavior/login', { ...auth, body: { location: 'Paris' } });
+    await call(api, 'GET', '/api/behavior/login?limit=1', auth);
+  });
+  await world(async (api) => {
+    const auth = { token: (await signIn(api, uniqueEmail('grants-events'))).token };
+    const eventKey = { 'Idempotency-Key': randomUUID() };
+    for (const [eventType, eventValue] of [['translation_on', 'true'], ['voice_provider', 'azure'], ['language_choice', 'en-US'], ['subtitle_layout', 'top']]) {
+      await call(api, 'POST', '/api/behavior/events', { ...auth, body: { eventType, eventValue } });
+    }
+    await call(api, 'POST', '/api/behavior/events', { ...auth, body: { eventType: 'subtitle_layout', eventValue: 'bottom' }, headers: eventKey });
+    await call(api, 'POST', '/api/behavior/events', { ...auth, body: { eventType: 'subtitle_layout', eventValue: 'bottom' }, headers: eventKey });
+    for (const path of ['translation', 'voice-provider', 'language-choice', 'stats']) await call(api, 'GET', `/api/behavior/${path}?limit=1`, auth);
+  });
+
+  // The resources of one account, then its deletion; and an interrupted deletion the job finishes.
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-data'));
+    const auth = { token };
+    await call(api, 'GET', '/api/users/me', auth);
+    const sn = `CG2-${randomUUID().slice(0, 8)}`;
+    const device = { sn, mac: '3c:71:bf:4a:92:1e', productModel: 'Caption Glasses 2' };
+    expect((await call(api, 'POST', '/api/devices', { ...auth, body: device })).status).toBe(200);
+    expect((await call(api, 'POST', '/api/devices', { ...auth, body: { ...device, productModel: 'Caption Glasses 3' } })).status).toBe(200);
+    const other = await signIn(api, uniqueEmail('grants-other'));
+    expect((await call(api, 'POST', '/api/devices', { token: other.token, body: device })).status).toBe(400);
+    await call(api, 'GET', '/api/devices?limit=1', auth);
+    expect((await call(api, 'DELETE', `/api/devices/${sn}`, auth)).status).toBe(200);
+    expect((await call(api, 'DELETE', `/api/devices/${sn}`, auth)).status).toBe(404);
+
+    const record = { recordTitle: 'Weekly', text: 'Good morning.', language: 'en-US', durationSeconds: 60 };
+    const key = { 'Idempotency-Key': randomUUID() };
+    const created = await call(api, 'POST', '/api/transcriptions', { ...auth, body: record, headers: key });
+    expect(created.status).toBe(200);
+    expect((await call(api, 'POST', '/api/transcriptions', { ...auth, body: record, headers: key })).status).toBe(200);
+    expect((await call(api, 'POST', '/api/transcriptions', { ...auth, body: { ...record, durationSeconds: 61 }, headers: key })).status).toBe(422);
+    await call(api, 'POST', '/api/transcriptions', { ...auth, body: record });
+    const id = created.body.transcriptionRecordId as number;
+    await call(api, 'GET', '/api/transcriptions?limit=1', auth);
+    await call(api, 'GET', '/api/transcriptions/usage?days=7', auth);
+    await call(api, 'GET', `/api/transcriptions/${id}`, auth);
+    await call(api, 'PATCH', `/api/transcriptions/${id}`, { ...auth, body: { durationSeconds: 90 } });
+    await call(api, 'DELETE', `/api/transcriptions/${id}`, auth);
+    expect((await call(api, 'DELETE', `/api/transcriptions/${id}`, auth)).status).toBe(404);
+
+    expect((await call(api, 'DELETE', '/api/users/me', auth)).status).toBe(200);
+
+    // An account whose deletion ended it and then died: the scheduled job finishes the purge.
+    const interrupted = await signIn(api, uniqueEmail('grants-interrupted'));
+    const serial = `CG2-${randomUUID().slice(0, 8)}`;
+    await call(api, 'POST', '/api/devices', { token: interrupted.token, body: { ...device, sn: serial } });
+    const interruptedUser = (await findUserById(api.db, interrupted.userId))!;
+    await endAccount(api.db, interruptedUser, interruptedUser, new Date().toISOString());
+    current = jobLabel('resume-account-purges');
+    try {
+      expect((await resumeAccountPurgesJob()).purged).toBeGreaterThanOrEqual(1);
+    } finally {
+      current = undefined;
+    }
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await proxy?.close();
+});
+
+describe('DynamoDB grants follow what each function issues', () => {
+  it.each(ALL_ROUTES.map((route) => [routeId(route), route] as const))('%s issues exactly the actions its route declares', (id, route) => {
+    expect([...(recorded.get(id) ?? [])].sort(), id).toEqual(declared(route.dynamodb));
+  });
+
+  it('the authorizer issues exactly what it declares', () => {
+    expect([...(recorded.get(AUTHORIZER) ?? [])].sort()).toEqual(declared(authorizer.dynamodb));
+  });
+
+  it.each(jobs.map((job) => [job.name, job] as const))('job %s issues exactly what it declares', (name, job) => {
+    expect([...(recorded.get(jobLabel(name)) ?? [])].sort()).toEqual(declared(job.dynamodb));
+  });
+
+  it('saw every route that uses the table, so no declaration goes unchecked (a new route needs a flow here)', () => {
+    const unseen = ALL_ROUTES.filter((route) => route.table !== 'none' && !recorded.has(routeId(route))).map(routeId);
+    expect(unseen).toEqual([]);
+  });
+});
