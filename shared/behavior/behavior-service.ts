@@ -4,7 +4,7 @@ import { insertEvent, listEvents, readStats } from '../db/events-repository';
 import type { BehaviorEvent } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
-import type { Remember } from '../http/idempotency';
+import type { Remember } from '../db/transactions';
 import { succeeded } from '../http/response';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { languageTagSchema, textField } from '../http/fields';
+import { languageTagSchema, textField } from '../fields';
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { GeneralEventType } from './event-types';
 

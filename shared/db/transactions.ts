@@ -16,6 +16,12 @@ export interface GuardedWrite {
   onConditionFailed?: (oldItem: Record<string, unknown> | undefined) => Error;
 }
 
+/**
+ * Called by an operation with its response: the writes to add to its transaction so that a repeat
+ * of the request (same Idempotency-Key) replays that response (shared/http/idempotency.ts).
+ */
+export type Remember<T> = (response: T) => GuardedWrite[];
+
 interface CancellationReason {
   Code?: string;
   Item?: Record<string, AttributeValue>;

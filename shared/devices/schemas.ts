@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { textField } from '../http/fields';
+import { textField } from '../fields';
 import { snSchema } from './parameters';
 
 // The bind body. The serial's rules and the path schema are in parameters.ts, so that unbind does

@@ -3,11 +3,10 @@ import { assertAccountCurrent } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { claimIdempotencyKey, findLiveIdempotencyRecord, IdempotentReplay } from '../db/idempotency-repository';
 import type { IdempotencyRecord } from '../db/idempotency-repository';
-import type { GuardedWrite } from '../db/transactions';
+import type { Remember } from '../db/transactions';
 import { IdempotencyKeyReusedError, ValidationError } from '../errors';
 import { epochSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
-import type { EndpointInput } from './endpoint';
 import { headerValue } from './headers';
 import { Reply } from './response';
 
@@ -39,8 +38,6 @@ interface IdempotentCall {
   request: unknown;
 }
 
-/** Called by the operation with its response: the writes to add to its transaction. */
-export type Remember<T> = (response: T) => GuardedWrite[];
 
 const fingerprint = (scope: string, request: unknown) =>
   createHash('sha256').update(JSON.stringify([scope, request])).digest('hex');
@@ -100,7 +97,8 @@ async function idempotently<T extends object>(
  */
 export type Idempotency = <T extends object>(
   ctx: ServiceContext,
-  input: EndpointInput<unknown, unknown, unknown>,
+  /** What of the request it reads (the endpoint's input has these). */
+  input: { caller: AccountRef; headers: Record<string, string | undefined>; body: unknown },
   perform: (remember: Remember<T>) => Promise<T>,
 ) => Promise<T | Reply<T>>;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { ParsePayload } from 'zod/v4/core';
-import { textField } from '../http/fields';
+import { textField } from '../fields';
 import { CODE_LENGTH } from './codes';
 import { isCommonPassword } from './common-passwords';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { languageTagSchema, textField } from '../http/fields';
+import { languageTagSchema, textField } from '../fields';
 
 // Request bodies. The path and query schemas are in parameters.ts, so that the functions that
 // only read or delete do not build these at cold start.

@@ -17,8 +17,8 @@ import type { StoredRecord, TranscriptionRecord } from '../db/transcriptions-rep
 import { readUsage } from '../db/usage-repository';
 import type { Usage } from '../db/usage-repository';
 import { NotFoundError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
-import { codePointLength } from '../http/fields';
-import type { Remember } from '../http/idempotency';
+import { codePointLength } from '../fields';
+import type { Remember } from '../db/transactions';
 import { isoSeconds, utcDate } from '../ports/clock';
 import { addDays, localDate } from '../time-zones';
 import type { ServiceContext } from '../service-context';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_VALUE_RULES, eventBody, loginBody } from '../../shared/behavior/schemas';
 import { bindDeviceBody } from '../../shared/devices/schemas';
 import { ValidationError } from '../../shared/errors';
-import { codePointLength, languageTagSchema, textField } from '../../shared/http/fields';
+import { codePointLength, languageTagSchema, textField } from '../../shared/fields';
 import { idempotencyKey } from '../../shared/http/idempotency';
 import { pageQuerySchema } from '../../shared/http/pagination';
 import { usageQuery } from '../../shared/transcriptions/parameters';
