@@ -6,7 +6,7 @@ import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
 import { passwordChangedResponse } from '../../shared/http/response-shapes.generated';
-import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identity/password-schemas';
 import { sessionName } from '../../shared/identity/session-service';
 
 const body = z.object({

@@ -28,8 +28,6 @@ export const lambdaEsbuildOptions = {
   mainFields: ['module', 'main'],
   alias: {
     '@aws-sdk/credential-provider-node': join(here, 'lambda-credentials.ts'),
-    // @middy/core's top-level import of web streams, for a response streaming mode we do not use.
-    'node:stream/web': join(here, 'lazy-web-streams.ts'),
   },
   // Some CommonJS dependencies call require(); ESM output needs it defined.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

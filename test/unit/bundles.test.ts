@@ -20,14 +20,19 @@ import { routeId, routes } from '../../shared/routes';
  */
 const CLASSIC_ZOD = /node_modules\/zod\/v4\/classic\//;
 const PHONE_PARSING = /node_modules\/libphonenumber-js\//;
-/** Today: passwords 35 KB, phone metadata 21 KB, OpenAPI document 9 KB. */
+/** Today: passwords 35 KB, phone metadata 21 KB, OpenAPI document 11 KB. */
 const DATA_CEILINGS: Record<string, number> = {
   'shared/identity/common-passwords-data.ts': 40 * KB,
   'shared/identity/phone-metadata-data.ts': 30 * KB,
   'shared/http/openapi-document-data.ts': 15 * KB,
 };
 
-const CEILINGS = [{ cause: 'libphonenumber-js', pattern: PHONE_PARSING, bytes: 400 * KB }];
+/** The identity functions carry libphonenumber-js (with its metadata), zod/mini, jose and the SES/SNS clients by design. */
+const CEILINGS = [
+  { cause: 'libphonenumber-js', pattern: PHONE_PARSING, bytes: 400 * KB },
+  // Setting a password from a session: jose, scrypt and the common-password list, an identity function.
+  { cause: 'the common-password list', pattern: /shared\/identity\/common-passwords-data\.ts$/, bytes: 400 * KB },
+];
 
 const contains = (bundle: BuiltBundle, pattern: RegExp) => Object.keys(bundle.inputs).some((input) => pattern.test(input));
 const inputsOf = (bundle: BuiltBundle, pattern: RegExp) => Object.keys(bundle.inputs).filter((input) => pattern.test(input));
@@ -78,18 +83,6 @@ describe('Lambda bundles', () => {
     expect(over).toEqual([]);
   });
 
-  it("loads Node's web streams only when used: nothing but @middy/core imports them, through the lazy stand-in", () => {
-    expect(bundles.filter((bundle) => bundle.runtimeImports.includes('node:stream/web')).map((bundle) => bundle.name)).toEqual([]);
-    const importers = new Set(
-      bundles.flatMap((bundle) =>
-        Object.entries(bundle.metafile.inputs)
-          .filter(([, input]) => input.imports.some((imported) => imported.original === 'node:stream/web'))
-          .map(([path]) => path),
-      ),
-    );
-    expect([...importers]).toEqual(['node_modules/@middy/core/index.js']);
-  });
-
   it('bundles no classic zod: request and response schemas are zod/mini', () => {
     expect(bundles.filter((bundle) => contains(bundle, CLASSIC_ZOD)).map((bundle) => bundle.name)).toEqual([]);
   });
@@ -116,7 +109,7 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('carries the common-password list only where a new password is chosen, the phone metadata only where a phone number is read', () => {
+  it('carries the common-password list only where a new password is chosen, phone parsing only where a phone number is read', () => {
     const withFile = (pattern: RegExp) => bundles.filter((bundle) => contains(bundle, pattern)).map((bundle) => bundle.name).sort();
     expect(withFile(/shared\/identity\/common-passwords-data\.ts$/)).toEqual(['POST /api/auth/password/reset', 'POST /api/auth/register', 'PUT /api/users/me/password']);
     expect(withFile(/shared\/identity\/phone-metadata-data\.ts$/)).toEqual(withFile(PHONE_PARSING));
