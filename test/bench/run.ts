@@ -7,7 +7,7 @@ import type { BuiltBundle } from './bundles';
 import { measureColdImports } from './cold-import';
 import type { ColdImportCpu, ColdImportResult } from './cold-import';
 import { TYPICAL_ACCOUNT, readOperations, seedAccount } from './fixtures';
-import { GOALS, KB } from './goals';
+import { GOALS, KB, isIdentityBundle } from './goals';
 import { startBench } from './harness';
 import { measureEnumeration, measureScrypt } from './identity';
 import type { EnumerationResult } from './identity';
@@ -65,12 +65,13 @@ const kb = (bytes: number) => (bytes / KB).toFixed(1);
 const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 function bundleGoal(bundle: BuiltBundle) {
-  return bundle.kind === 'authorizer' ? GOALS.authorizerBytes : GOALS.functionBytes;
+  if (bundle.kind === 'authorizer') return GOALS.authorizerBytes;
+  return isIdentityBundle(bundle.inputs) ? GOALS.identityBytes : GOALS.functionBytes;
 }
 
 function coldGoalMet(result: ColdImportResult, bundle: BuiltBundle | undefined): boolean {
   if (bundle?.kind === 'authorizer') return result.medianMs - result.baselineMedianMs <= GOALS.authorizerColdImportMs;
-  return result.ratio <= GOALS.coldImportRatio;
+  return result.ratio <= (bundle && isIdentityBundle(bundle.inputs) ? GOALS.identityColdImportRatio : GOALS.coldImportRatio);
 }
 
 async function main() {
@@ -166,7 +167,7 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   const out: string[] = [`Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR})`];
   out.push(
     table(
-      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Own KB: files outside node_modules; of which data: generated packed text, not code`,
+      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, identity function <= ${GOALS.identityBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Own KB: files outside node_modules; of which data: generated packed text, not code`,
       ['function', 'KB', 'own KB', 'of which data', 'goal', 'largest parts (KB)'],
       functions.map((bundle) => [
         bundle.name,
@@ -183,7 +184,7 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   const cpuOf = new Map(coldCpu.map((row) => [row.function, row]));
   out.push(
     table(
-      `Cold import, medians of fresh processes; ratio = median over rounds of (import / the floor import next to it) (goal: ratio <= ${GOALS.coldImportRatio}; authorizer within ${GOALS.authorizerColdImportMs} ms of an empty bundle). CPU columns: the same imports in CPU time`,
+      `Cold import, medians of fresh processes; ratio = median over rounds of (import / the floor import next to it) (goal: ratio <= ${GOALS.coldImportRatio}, identity functions <= ${GOALS.identityColdImportRatio}; authorizer within ${GOALS.authorizerColdImportMs} ms of an empty bundle). CPU columns: the same imports in CPU time`,
       ['function', 'ms', 'floor ms', 'ratio', 'goal', 'CPU ms', 'floor CPU ms', 'CPU ratio'],
       report.coldImport.map((row) => {
         const cpu = cpuOf.get(row.function)!;
@@ -238,7 +239,8 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
     ),
   );
   out.push(
-    `\nscrypt (N=2^17, r=8, p=1), median: ${report.scrypt.medianMs} ms wall, ${scryptCpuMs} ms CPU (goal <= ${GOALS.scryptMedianMs} ms: ${mark(report.scrypt.medianMs <= GOALS.scryptMedianMs)})`,
+    // Reported, not a goal: it measures the CPU at the contract's fixed parameters, not our code.
+    `\nscrypt (N=2^17, r=8, p=1), median: ${report.scrypt.medianMs} ms wall, ${scryptCpuMs} ms CPU`,
   );
   out.push(
     `Login with a wrong password, median: existing account ${report.enumeration.existingMedianMs} ms, unknown e-mail ${report.enumeration.unknownMedianMs} ms, ratio ${report.enumeration.ratio.toFixed(3)}`,
