@@ -21,6 +21,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
  * | signed-in session (2)       | USER#<userId>           | SESSION#<sessionId> |
  * | account purge in progress   | PURGE                   | USER#<userId> |
+ * | health probe (never written)| HEALTH                  | PROBE         |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
  * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
@@ -61,6 +62,7 @@ export const keys = {
   idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
   session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
+  healthProbe: () => key('HEALTH', 'PROBE'),
 };
 
 const SESSION_MARKER_PREFIX = 'session#';
