@@ -37,6 +37,11 @@ export interface Config {
   /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
   CORS_ORIGINS: readonly string[];
   LOG_LEVEL: LogLevel;
+  /**
+   * The `service` dimension of the business metrics (shared/ports/metrics.ts). The stack sets
+   * `captioning-<stage>`, so that two stages in one account and region keep their figures apart.
+   */
+  SERVICE_NAME: string;
 }
 
 export class ConfigError extends Error {}
@@ -143,6 +148,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
   CORS_ORIGINS: corsOrigins,
   LOG_LEVEL: withDefault(logLevel, 'info'),
+  SERVICE_NAME: text('captioning-local'),
 };
 
 export function parseConfig(env: Env): Config {
