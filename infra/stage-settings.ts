@@ -79,7 +79,6 @@ export const SERVICE_SETTINGS = [
   'APP_NAME',
   'CORS_ORIGINS',
   'LOG_LEVEL',
-  'LOG_DEBUG_SAMPLE_RATE',
 ] as const satisfies readonly (keyof Config)[];
 
 /** `no-reply@example.com` or `Captions <no-reply@example.com>`. */

@@ -37,8 +37,6 @@ export interface Config {
   /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
   CORS_ORIGINS: readonly string[];
   LOG_LEVEL: LogLevel;
-  /** Share (0–1) of Lambda invocations logged at debug level whatever LOG_LEVEL says. */
-  LOG_DEBUG_SAMPLE_RATE: number;
   /**
    * The `service` dimension of the business metrics (shared/ports/metrics.ts). The stack sets
    * `captioning-<stage>`, so that two stages in one account and region keep their figures apart.
@@ -85,13 +83,6 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): Reader<number>
     if (number > max) throw new SettingProblem(`must be at most ${max}`);
     return number;
   };
-}
-
-/** A share from 0 to 1: `0.05`. */
-function fraction(value: string): number {
-  const trimmed = value.trim();
-  if (!/^(?:0|1|0?\.\d+|1\.0*)$/.test(trimmed)) throw new SettingProblem('must be a number from 0 to 1, such as 0.05');
-  return Number(trimmed);
 }
 
 const url: Reader<string> = (value) => {
@@ -157,7 +148,6 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
   CORS_ORIGINS: corsOrigins,
   LOG_LEVEL: withDefault(logLevel, 'info'),
-  LOG_DEBUG_SAMPLE_RATE: withDefault(fraction, 0),
   SERVICE_NAME: text('captioning-local'),
 };
 
