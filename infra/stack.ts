@@ -30,6 +30,8 @@ import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
 import { SMS_WILDCARD_REASON, grantNeeds } from './constructs/grants';
 import type { GrantTargets, Needs } from './constructs/grants';
+import { BusinessAlarms } from './constructs/business-alarms';
+import { ServiceDashboard } from './constructs/dashboard';
 import { ACCESS_LOG_FORMAT, Operations } from './constructs/operations';
 import {
   AUTHORIZER_MEMORY_MB,
@@ -289,7 +291,7 @@ export class ServiceStack extends Stack {
       });
     }
 
-    new Operations(this, 'Operations', {
+    const operations = new Operations(this, 'Operations', {
       namespace: `CaptioningApi/${settings.stage}`,
       api: this.api,
       accessLogs,
@@ -297,6 +299,19 @@ export class ServiceStack extends Stack {
       codeSenders: this.deployedRoutes.filter((deployed) => deployed.route.sender).map((deployed) => deployed.function),
       alarmTopicArn: settings.alarmTopicArn,
     });
+    const business = new BusinessAlarms(this, 'BusinessAlarms', {
+      serviceName: settings.config.SERVICE_NAME,
+      thresholds: settings.businessAlarms,
+      alarmTopicArn: settings.alarmTopicArn,
+    });
+    const dashboard = new ServiceDashboard(this, 'Dashboard', {
+      serviceName: settings.config.SERVICE_NAME,
+      api: this.api,
+      table: this.table,
+      functions: [...this.deployedRoutes.map((deployed) => deployed.function), this.authorizerFunction, ...this.jobFunctions],
+      alarms: [...operations.alarms, ...business.alarms],
+    });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard of this stage' });
 
     new CfnOutput(this, 'ApiUrl', {
       value: this.api.url,

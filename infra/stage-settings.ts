@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { parseConfig } from '../shared/config';
 import type { Config } from '../shared/config';
+import type { BusinessAlarmThresholds } from './constructs/business-alarms';
 
 export type StageName = 'dev' | 'prod';
 
@@ -30,13 +31,15 @@ export interface StageSettings {
   waf?: { codeRequestsPer5MinutesPerIp: number };
   /** An existing SNS topic the alarms notify. */
   alarmTopicArn?: string;
+  /** Thresholds of the business alarms (infra/constructs/business-alarms.ts). */
+  businessAlarms: BusinessAlarmThresholds;
 }
 
 /**
  * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
  * and logs less. Every value can be overridden through context (see README "Deploying").
  */
-const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn'> & { logLevel: Config['LOG_LEVEL'] }> = {
+const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms'> & { logLevel: Config['LOG_LEVEL'] }> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
@@ -138,6 +141,16 @@ function wafLimit(node: Node): number {
 }
 
 /**
+ * Business alarm thresholds when context sets none: a few hundred SMS an hour is far above a
+ * young app's sign-ins and far below what a pumping attack sends; 20 lockouts an hour is more
+ * than forgetful people cause.
+ */
+export const DEFAULT_BUSINESS_ALARMS: BusinessAlarmThresholds = { smsCodesPerHour: 300, loginLockoutsPerHour: 20 };
+
+/** The `service` dimension of a stage's business metrics (shared/config.ts SERVICE_NAME). */
+export const serviceNameOf = (stage: StageName): string => `captioning-${stage}`;
+
+/**
  * Reads the deployment's settings from CDK context (`cdk.json` and `-c key=value`). The service
  * settings are validated with the functions' own config schema now, so that a bad value fails
  * `cdk synth` rather than the first cold start after a deployment.
@@ -147,7 +160,8 @@ export function readStageSettings(node: Node): StageSettings {
   if (stage !== 'dev' && stage !== 'prod') throw new Error(`Context value stage must be dev or prod, not ${stage}`);
   const defaults = STAGES[stage];
 
-  const environment: Record<string, string> = { LOG_LEVEL: defaults.logLevel };
+  // SERVICE_NAME is the stage's, not a context value: the business alarms select metrics by it.
+  const environment: Record<string, string> = { LOG_LEVEL: defaults.logLevel, SERVICE_NAME: serviceNameOf(stage) };
   for (const key of SERVICE_SETTINGS) {
     const value = text(node, key);
     if (value !== undefined) environment[key] = value;
@@ -187,5 +201,9 @@ export function readStageSettings(node: Node): StageSettings {
     // On in every stage unless turned off (-c waf=false): without it one client could drain code sending for everyone.
     waf: flag(node, 'waf', true) ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
     alarmTopicArn: text(node, 'alarmTopicArn'),
+    businessAlarms: {
+      smsCodesPerHour: positive(node, 'alarmSmsCodesPerHour', DEFAULT_BUSINESS_ALARMS.smsCodesPerHour),
+      loginLockoutsPerHour: positive(node, 'alarmLoginLockoutsPerHour', DEFAULT_BUSINESS_ALARMS.loginLockoutsPerHour),
+    },
   };
 }

@@ -55,6 +55,11 @@ export interface Config {
   LOCAL_REQUEST_TIMEOUT_MS: number;
   LOCAL_IDLE_TIMEOUT_MS: number;
   LOCAL_MAX_CONNECTIONS: number;
+  /**
+   * The `service` dimension of the business metrics (shared/ports/metrics.ts). The stack sets
+   * `captioning-<stage>`, so that two stages in one account and region keep their figures apart.
+   */
+  SERVICE_NAME: string;
 }
 
 export class ConfigError extends Error {}
@@ -174,6 +179,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   LOCAL_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_IDLE_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_MAX_CONNECTIONS: positive(256),
+  SERVICE_NAME: text('captioning-local'),
 };
 
 export function parseConfig(env: Env): Config {

@@ -71,7 +71,7 @@ const route = <M extends HttpMethod, P extends string>(
 });
 
 export const routes = [
-  route('GET', '/api/health', 'functions/health/get.ts', { auth: 'none', table: 'none' }),
+  route('GET', '/api/health', 'functions/health/get.ts', { auth: 'none', table: 'read', dynamodb: { actions: ['GetItem'] } }),
   // The API reference, generated at build time (npm run generate:openapi) from these routes and their schemas.
   route('GET', '/api/openapi.json', 'functions/openapi/get.ts', { auth: 'none', table: 'none' }),
   route('POST', '/api/verify-code/send', 'functions/verify-code/send.ts', {

@@ -3,6 +3,7 @@ import type { Database } from './db/client';
 import type { Logger } from './logging/logger';
 import type { Clock } from './ports/clock';
 import type { CodeSender } from './ports/code-sender';
+import type { Metrics } from './ports/metrics';
 import type { ServiceKeys } from './ports/secrets';
 
 /** What a domain operation may use. Built by the HTTP wrapper (shared/http/endpoint.ts). */
@@ -15,4 +16,6 @@ export interface ServiceContext {
   /** Only functions whose route says they send codes have one. */
   codeSender: CodeSender;
   log: Logger;
+  /** Business metrics of this invocation, published once when it ends (shared/ports/metrics.ts). */
+  metrics: Metrics;
 }

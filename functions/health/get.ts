@@ -1,10 +1,16 @@
+import { database } from '../../shared/db/client';
+import { probeTable } from '../../shared/db/health-repository';
 import { endpoint } from '../../shared/http/endpoint';
 import { healthResponse } from '../../shared/http/response-shapes.generated';
 import { isoSeconds } from '../../shared/ports/clock';
 
-/** Liveness for load balancers and the local server's start-up check. Touches no dependency. */
+/** Readiness: 200 only when the table answers a read; otherwise 503 (shared/db/health-repository.ts). */
 export const handler = endpoint('GET /api/health', {
   response: healthResponse,
-  docs: { summary: 'Liveness' },
-  run: async (_input, ctx) => ({ status: 'ok' as const, time: isoSeconds(ctx.clock.now()) }),
+  adapters: { database },
+  docs: { summary: 'Health: the table can be read' },
+  run: async (_input, ctx) => {
+    await probeTable(ctx.db);
+    return { status: 'ok' as const, time: isoSeconds(ctx.clock.now()) };
+  },
 });

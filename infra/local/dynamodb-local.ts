@@ -7,6 +7,10 @@ import { LOCAL_DYNAMODB_CREDENTIALS } from '../../shared/db/table';
 export interface DynamoDbLocal {
   endpoint: string;
   stop(): Promise<void>;
+  /** The Java process (tests kill it to play a crash). */
+  pid: number | undefined;
+  /** Settles when the process ends, for whatever reason, with the tail of its output. */
+  exited: Promise<string>;
 }
 
 export async function freePort(): Promise<number> {
@@ -44,7 +48,12 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   let exited = false;
-  child.once('exit', () => (exited = true));
+  const ended = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exited = true;
+      resolve(`${output.slice(-2000)}\n(exit code ${code}, signal ${signal})`);
+    });
+  });
   child.once('error', (error) => {
     exited = true;
     output += `\n${error.message}`;
@@ -70,5 +79,85 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   } finally {
     client.destroy();
   }
-  return { endpoint, stop: () => stopProcess(child) };
+  return { endpoint, stop: () => stopProcess(child), pid: child.pid, exited: ended };
+}
+
+export interface SupervisionEvents {
+  /** DynamoDB Local died and answers again on the same endpoint (after `afterStart`). */
+  restarted(restarts: number, output: string): void;
+  /** It died and could not be brought back: nothing will answer on the endpoint again. */
+  gaveUp(reason: string): void;
+}
+
+export interface SupervisedDynamoDbLocal extends DynamoDbLocal {
+  /** The process running now (a new one after each restart). */
+  current(): DynamoDbLocal;
+}
+
+/**
+ * DynamoDB Local that is started again, on the same port, when it dies (a crash, the OOM killer,
+ * a stray `kill`): the server keeps its endpoint, and with `dataDir` the data survives. More than
+ * `maxRestarts` deaths within `windowMs`, or a failed restart, end it for good through `gaveUp`,
+ * so that the caller stops too rather than answer 503 forever behind a healthy-looking process.
+ */
+export async function superviseDynamoDbLocal(
+  options: { port?: number; dataDir?: string; maxRestarts?: number; windowMs?: number; afterStart?: (endpoint: string) => Promise<void> },
+  events: SupervisionEvents,
+): Promise<SupervisedDynamoDbLocal> {
+  const port = options.port ?? (await freePort());
+  const start = async () => {
+    const instance = await startDynamoDbLocal({ port, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
+    try {
+      await options.afterStart?.(instance.endpoint);
+    } catch (error) {
+      await instance.stop();
+      throw error;
+    }
+    return instance;
+  };
+  let current = await start();
+  let stopping = false;
+  let restarts = 0;
+  const deaths: number[] = [];
+  let settled: Promise<unknown> = Promise.resolve();
+
+  const watch = (instance: DynamoDbLocal) => {
+    settled = instance.exited.then(async (output) => {
+      if (stopping) return;
+      const now = Date.now();
+      deaths.push(now);
+      const recent = deaths.filter((at) => now - at < (options.windowMs ?? 60_000)).length;
+      if (recent > (options.maxRestarts ?? 3)) {
+        events.gaveUp(`DynamoDB Local died ${recent} times within ${Math.round((options.windowMs ?? 60_000) / 1000)} s; last output:\n${output}`);
+        return;
+      }
+      try {
+        current = await start();
+      } catch (error) {
+        events.gaveUp(`DynamoDB Local died and could not be restarted: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      if (stopping) return void (await current.stop());
+      watch(current);
+      events.restarted(++restarts, output);
+    });
+  };
+  watch(current);
+
+  return {
+    endpoint: current.endpoint,
+    get pid() {
+      return current.pid;
+    },
+    get exited() {
+      return current.exited;
+    },
+    current: () => current,
+    stop: async () => {
+      stopping = true;
+      await current.stop();
+      await settled;
+      await current.stop();
+    },
+  };
 }

@@ -21,6 +21,7 @@ import { overridePorts } from '../../shared/runtime';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
 import type { DocsFile } from '../tools/docs-site';
 import { PROJECT_ROOT } from '../project-root';
+import { DevMetrics } from './dev-metrics';
 import type { DevOutbox } from './dev-outbox';
 
 /**
@@ -36,12 +37,15 @@ export interface LocalServerOptions {
   outbox: DevOutbox;
   port: number;
   host?: string;
+  /** The business metrics summary served at /dev/metrics; a new one if not given. */
+  metrics?: DevMetrics;
 }
 
 export interface LocalServer {
   url: string;
   port: number;
   server: Server;
+  metrics: DevMetrics;
   close(): Promise<void>;
 }
 
@@ -169,10 +173,12 @@ export class CodeRequestLimiter {
 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   useConfig(options.config);
+  const metrics = options.metrics ?? new DevMetrics();
   overridePorts({
     clock: { now: () => new Date(options.clock.now().getTime() + (requestClockOffset.getStore() ?? 0)) },
     codeSender: options.outbox,
     secrets: { rootSecret: async () => options.rootSecret },
+    metrics,
   });
   const cfg = options.config;
 
@@ -238,6 +244,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       const raw = url.searchParams.get('target') ?? undefined;
       const target = raw === undefined ? undefined : (parseTarget(raw)?.value ?? raw);
       send(response, 200, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(options.outbox.list(target)));
+      return;
+    }
+    if (method === 'GET' && url.pathname === '/dev/metrics') {
+      send(response, 200, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(metrics.summary()));
       return;
     }
 
@@ -388,6 +398,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     url: `http://localhost:${port}`,
     port,
     server,
+    metrics,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -5,12 +5,13 @@ import { parseConfig } from '../../shared/config';
 import { systemClock } from '../../shared/ports/clock';
 import { ensureTable } from './create-table';
 import { DevOutbox } from './dev-outbox';
-import { startDynamoDbLocal } from './dynamodb-local';
+import { freePort, superviseDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer } from './server';
 
 /**
  * `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
- * on http://localhost:8080 (PORT overrides). Ctrl-C stops both.
+ * on http://localhost:8080 (PORT overrides). Ctrl-C stops both. DynamoDB Local is restarted when
+ * it dies; if it keeps dying, or cannot come back, the whole process exits with the reason.
  */
 const port = Number(process.env.PORT ?? 8080);
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
@@ -28,21 +29,33 @@ async function main() {
   // Development machines may run Node 20 (Lambda runs 22+); the SDK's reminder is noise locally.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const dynamo = await startDynamoDbLocal(dataDir ? { dataDir } : {});
+  // The port is fixed up front: a restarted DynamoDB Local must answer where the server looks.
+  const dynamoPort = await freePort();
+  const config = parseConfig({
+    TABLE_NAME: 'captioning-local',
+    CORS_ORIGINS: '*',
+    ...process.env,
+    DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
+    AWS_REGION: 'us-east-1',
+  });
+  let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
+  const dynamo = await superviseDynamoDbLocal(
+    { port: dynamoPort, ...(dataDir ? { dataDir } : {}), afterStart: (endpoint) => ensureTable(endpoint, config.TABLE_NAME) },
+    {
+      restarted: (restarts) =>
+        console.error(`DynamoDB Local died and was restarted (${restarts} so far); ${dataDir ? `data in ${dataDir} kept` : 'in memory: its data is gone'}.`),
+      gaveUp: (reason) => {
+        console.error(`${reason}\nStopping: the API cannot serve without its table. Check Java 17+ and free memory, then npm start again.`);
+        const closing = server ? server.close() : Promise.resolve();
+        void closing.finally(() => process.exit(1));
+      },
+    },
+  );
   const stop = async () => {
     await server?.close();
     await dynamo.stop();
   };
-  let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
   try {
-    const config = parseConfig({
-      TABLE_NAME: 'captioning-local',
-      CORS_ORIGINS: '*',
-      ...process.env,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
-    });
-    await ensureTable(dynamo.endpoint, config.TABLE_NAME);
     server = await startLocalServer({
       config,
       clock: systemClock,

@@ -75,7 +75,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   devices: { name: 'Devices', description: 'Captioning devices bound to the user.' },
   transcriptions: { name: 'Transcriptions', description: 'Transcription records and usage.' },
   behavior: { name: 'Behavior', description: 'Logins and interface choices the app records, and their statistics.' },
-  health: { name: 'Service', description: 'Liveness and this reference.' },
+  health: { name: 'Service', description: 'Health (the table can be read) and this reference.' },
   openapi: { name: 'Service', description: '' },
 };
 

@@ -14,5 +14,7 @@ export async function deleteAccount(ctx: ServiceContext, account: AccountRef): P
   const user = await findUserForToken(ctx.db, account);
   if (!user) throw new UnauthorizedError('Unauthorized');
   await endAccount(ctx.db, user, account, isoSeconds(ctx.clock.now()));
+  // Counted once the account has ended: the purge that follows may be finished by the job.
+  ctx.metrics.count('AccountsDeleted');
   await purgeAccountData(ctx.db, user.userId);
 }

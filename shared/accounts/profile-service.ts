@@ -77,6 +77,7 @@ export async function changeTarget(ctx: ServiceContext, caller: AccountRef, targ
     // this request lost to (two accounts racing for one target); otherwise it is simply used.
     const holder = await findUserIdByIdentity(ctx.db, target.kind, target.value);
     if (holder !== undefined && holder !== caller.userId) throw new AccountExistsError('An account with this e-mail address or phone number already exists.');
+    ctx.metrics.count('CodeVerificationsFailed');
     throw new CodeInvalidError('The verification code is invalid or has expired.');
   }
   for (let round = 0; round < CHANGE_ROUNDS; round++) {
@@ -127,7 +128,10 @@ export async function changePassword(
     const attempt = await reserveLoginAttempt(ctx.db, subject, now, LOGIN_LOCK_POLICY);
     if (!attempt.reserved) throw new LoginLockedError('Too many failed attempts. Try again later.', attempt.retryAfterSeconds);
     if (!(await verifyPassword(currentPassword, user.passwordHash))) {
-      if (attempt.attemptsInWindow >= LOGIN_LOCK_POLICY.maxFailures) await lockLogin(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+      if (attempt.attemptsInWindow >= LOGIN_LOCK_POLICY.maxFailures) {
+        await lockLogin(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+        ctx.metrics.count('LoginLockouts');
+      }
       throw new InvalidCredentialsError('The current password is wrong.');
     }
     await clearLoginFailures(ctx.db, subject);

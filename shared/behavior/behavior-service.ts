@@ -27,6 +27,7 @@ async function record(
   const eventId = await allocateId(ctx.db, 'event');
   const response = succeeded(message);
   await insertEvent(ctx.db, account, { eventId, ...event, createdAt: isoSeconds(now), createdAtMs: now.toISOString() }, remember(response));
+  ctx.metrics.count('EventsRecorded');
   return response;
 }
 

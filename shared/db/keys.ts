@@ -22,6 +22,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | signed-in session (2)       | USER#<userId>           | SESSION#<sessionId> |
  * | account purge in progress   | PURGE                   | USER#<userId> |
  * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
+ * | health probe (never written)| HEALTH                  | PROBE         |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
  * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
@@ -64,6 +65,7 @@ export const keys = {
   session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
   /** `<hour>` is `2026-01-29T10` (UTC); shards spread the deployment-wide count over partitions. */
   smsHourShard: (utcHour: string, shard: number) => key(`SMS#${utcHour}#${shard}`, 'COUNT'),
+  healthProbe: () => key('HEALTH', 'PROBE'),
 };
 
 const SESSION_MARKER_PREFIX = 'session#';

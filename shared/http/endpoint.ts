@@ -13,10 +13,13 @@ import { createLogger } from '../logging/logger';
 import type { Logger } from '../logging/logger';
 import { epochSeconds, systemClock } from '../ports/clock';
 import type { CodeSender } from '../ports/code-sender';
+import { InvocationMetrics } from '../ports/metrics';
+import type { MetricSink } from '../ports/metrics';
 import { cachedKeys } from '../ports/secrets';
 import type { SecretSource, ServiceKeys } from '../ports/secrets';
 import { findRoute, routeId } from '../routes';
 import type { RouteDefinition, RouteId } from '../routes';
+import { powertoolsMetricSink } from '../adapters/powertools-metrics';
 import { portOverrides } from '../runtime';
 import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
@@ -124,11 +127,22 @@ interface State {
   input: RunInput<unknown, unknown, unknown, unknown>;
   log: Logger;
   startedAt: number;
+  metrics: InvocationMetrics;
 }
 
 const rememberNothing: Remember<unknown> = () => [];
 
 const keysBySource = new WeakMap<SecretSource, () => Promise<ServiceKeys>>();
+
+let emfSink: MetricSink | undefined;
+
+/** Hands the invocation's counts to the sink: once per invocation, whatever its outcome. */
+function publishMetrics(metrics: InvocationMetrics | undefined): void {
+  if (!metrics) return;
+  const counts = metrics.drain();
+  if (counts.length === 0) return;
+  (portOverrides().metrics ?? (emfSink ??= powertoolsMetricSink(config().SERVICE_NAME))).publish(counts);
+}
 
 function requireAdapter<T>(value: T | undefined, what: string, id: string): T {
   if (value === undefined) throw new Error(`${id} has no ${what}; its route table entry does not declare one`);
@@ -188,7 +202,9 @@ export function endpoint<
   // key cache below and read Secrets Manager again on every use.
   let senderFromAdapter: CodeSender | undefined;
   let secretsFromAdapter: SecretSource | undefined;
-  const serviceContext = (log: Logger): ServiceContext => {
+  // Module state lives as long as the container: its first invocation is the cold start.
+  let coldStart = true;
+  const serviceContext = (log: Logger, metrics: InvocationMetrics): ServiceContext => {
     const cfg = config();
     const overrides = portOverrides();
     return {
@@ -207,12 +223,13 @@ export function endpoint<
         return overrides.codeSender ?? (senderFromAdapter ??= requireAdapter(definition.adapters?.codeSender, 'code sender', id)(cfg));
       },
       log,
+      metrics,
     };
   };
 
   const base = async (event: APIGatewayProxyEvent, context: Context & { state?: State }) => {
-    const { input, log } = context.state!;
-    const ctx = serviceContext(log);
+    const { input, log, metrics } = context.state!;
+    const ctx = serviceContext(log, metrics);
     // Results are JSON objects (every response schema is one), which is what a replay stores.
     const run = (remember: Remember<object>) => {
       input.remember = remember as Remember<unknown>;
@@ -229,6 +246,13 @@ export function endpoint<
         requestId: event.requestContext?.requestId ?? request.context.awsRequestId,
         route: routeId(route),
       });
+      const metrics = new InvocationMetrics();
+      if (coldStart) {
+        coldStart = false;
+        metrics.count('ColdStart');
+      }
+      // Set before validation: a refused request still publishes the cold start.
+      request.context.state = { log, metrics, startedAt: performance.now() } as State;
       const now = (portOverrides().clock ?? systemClock).now();
       const body =
         definition.body && !(definition.bodyOptional && hasNoBody(event)) ? validatePart('body', definition.body, parseJsonBody(event)) : undefined;
@@ -247,18 +271,20 @@ export function endpoint<
           return caller;
         },
       };
-      request.context.state = { input, log, startedAt: performance.now() } as State;
+      request.context.state.input = input;
     },
     after: async (request) => {
       // A result that breaks its schema throws here, and onError answers it as a 500.
       request.response = resultToResponse(shape(request.response, definition.response, id), request.event, config());
       logRequest(request.context.state, request.response.statusCode);
+      publishMetrics(request.context.state?.metrics);
     },
     onError: async (request) => {
       const state = request.context.state;
       const log = state?.log ?? createLogger(config().LOG_LEVEL, { route: routeId(route) });
       request.response = errorToResult(request.error, request.event, config(), log);
       logRequest(state ?? { log, startedAt: performance.now() }, request.response.statusCode);
+      publishMetrics(state?.metrics);
     },
   });
 

@@ -228,7 +228,7 @@ export const behaviorStatsSchema = /* @__PURE__ */ named(
 
 export const healthSchema = /* @__PURE__ */ named(() => z.object({ status: z.literal('ok'), time: timestampSchema }), {
   id: 'Health',
-  description: 'Liveness; touches no dependency.',
+  description: 'The service is up and can read its table (otherwise 503).',
 });
 
 /** The OpenAPI document itself: only its version is checked; the rest passes as generated. */

@@ -51,11 +51,17 @@ export async function signInWithCode(ctx: ServiceContext, target: Target, code: 
   // and then this request signs in to that account instead.
   for (let round = 0; ; round++) {
     const existing = await findUserByIdentity(ctx.db, target.kind, target.value);
-    if (existing) return { ...publicUser(existing), ...(await openSession(ctx, existing, clientName, [spendCode])) };
+    if (existing) {
+      const tokens = await openSession(ctx, existing, clientName, [spendCode]);
+      ctx.metrics.count('SignIns', 'code');
+      return { ...publicUser(existing), ...tokens };
+    }
     const user = await newUser(ctx, target, null);
     const session = firstSession(ctx, user, clientName);
     try {
       await createUser(ctx.db, user, [spendCode, session.write], session.profileExtras);
+      ctx.metrics.count('AccountsCreated');
+      ctx.metrics.count('SignIns', 'code');
       return { ...publicUser(user), ...(await session.issue()) };
     } catch (error) {
       if (!(error instanceof AccountExistsError) || round > 0) throw error;
@@ -71,6 +77,7 @@ export async function register(ctx: ServiceContext, target: Target, code: string
   }
   const user = await newUser(ctx, target, await hashPassword(password));
   await createUser(ctx.db, user, [spendCode]);
+  ctx.metrics.count('AccountsCreated');
   return { ...publicUser(user), createdAt: user.createdAt };
 }
 
@@ -91,12 +98,17 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
   const storedHash = user?.passwordHash ?? DUMMY_PASSWORD_HASH;
   const matches = await verifyPassword(password, storedHash);
   if (!user?.passwordHash || !matches) {
-    if (attempt.attemptsInWindow >= LOGIN_LOCK_POLICY.maxFailures) await lockLogin(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+    if (attempt.attemptsInWindow >= LOGIN_LOCK_POLICY.maxFailures) {
+      await lockLogin(ctx.db, subject, now, LOGIN_LOCK_POLICY);
+      ctx.metrics.count('LoginLockouts');
+    }
     throw new InvalidCredentialsError('The phone number, e-mail address or password is wrong.');
   }
   await clearLoginFailures(ctx.db, subject);
   if (needsRehash(storedHash)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password));
-  return { ...publicUser(user), ...(await openSession(ctx, user, clientName)) };
+  const tokens = await openSession(ctx, user, clientName);
+  ctx.metrics.count('SignIns', 'password');
+  return { ...publicUser(user), ...tokens };
 }
 
 /**

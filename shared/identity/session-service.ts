@@ -173,15 +173,22 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
         lastUsedAt: isoSeconds(now),
         idleEndsAt: nowSeconds + ctx.config.SESSION_IDLE_DAYS * DAY_SECONDS,
       };
-      if (await rotateSession(ctx.db, session, next)) return { userId: session.userId, ...(await issueFor(ctx, { ...session, ...next })) };
+      if (await rotateSession(ctx.db, session, next)) {
+        const tokens = await issueFor(ctx, { ...session, ...next });
+        ctx.metrics.count('SignIns', 'refresh');
+        return { userId: session.userId, ...tokens };
+      }
       continue;
     }
     const grace = ctx.config.REFRESH_GRACE_SECONDS;
     // 0 turns the window off: a spent token is a replay from the first second on.
     if (parts.generation === session.generation - 1 && grace > 0 && nowSeconds - session.rotatedAt <= grace) {
-      return { userId: session.userId, ...(await issueFor(ctx, session)) };
+      const tokens = await issueFor(ctx, session);
+      ctx.metrics.count('SignIns', 'refresh');
+      return { userId: session.userId, ...tokens };
     }
     ctx.log.warn('refresh token reuse: session ended', { userId: session.userId, sessionId: session.sessionId });
+    ctx.metrics.count('RefreshTokenReuse');
     await endSessionQuietly(ctx.db, session.userId, session.sessionId);
     throw new SessionEndedError('The session has ended. Sign in again.');
   }

@@ -60,10 +60,14 @@ export async function sendCode(ctx: ServiceContext, target: Target, requested: L
   try {
     await ctx.codeSender.send({ channel, target: target.value, code, locale, ...message });
   } catch (error) {
+    ctx.metrics.count('CodeDeliveryFailures', channel);
     ctx.log.warn('code delivery failed', { channel, target: maskTarget(target.value), errorName: (error as Error).name });
     await discardUndeliveredCode(db, target.value, codeId, day);
     throw new DeliveryFailedError('The code could not be delivered. Try again shortly.', { cause: error });
   }
+  ctx.metrics.count('CodesSent', channel);
+  // Bounded: with SMS_ALLOWED_COUNTRY_CODES only those codes get SMS at all; without, ITU assigns a few hundred.
+  if (target.kind === 'phone') ctx.metrics.count('SmsCodesSentByCountry', target.countryCallingCode);
 }
 
 /**
@@ -73,7 +77,10 @@ export async function sendCode(ctx: ServiceContext, target: Target, requested: L
  */
 export async function checkCode(ctx: ServiceContext, target: string, submitted: string): Promise<GuardedWrite> {
   const checked = await checkCodeOrSpent(ctx, target, submitted);
-  if (checked === 'spent') throw new CodeInvalidError('The verification code is invalid or has expired.');
+  if (checked === 'spent') {
+    ctx.metrics.count('CodeVerificationsFailed');
+    throw new CodeInvalidError('The verification code is invalid or has expired.');
+  }
   return checked;
 }
 
@@ -83,6 +90,15 @@ export async function checkCode(ctx: ServiceContext, target: string, submitted: 
  * (another account claimed the target with it) without telling anyone else anything.
  */
 export async function checkCodeOrSpent(ctx: ServiceContext, target: string, submitted: string): Promise<GuardedWrite | 'spent'> {
+  try {
+    return await checkStoredCode(ctx, target, submitted);
+  } catch (error) {
+    if (error instanceof CodeInvalidError || error instanceof CodeAttemptsExceededError) ctx.metrics.count('CodeVerificationsFailed');
+    throw error;
+  }
+}
+
+async function checkStoredCode(ctx: ServiceContext, target: string, submitted: string): Promise<GuardedWrite | 'spent'> {
   const stored: StoredCode | undefined = await findCurrentCode(ctx.db, target);
   const now = epochSeconds(ctx.clock.now());
   // A used code is told apart only while it would still be valid, and wrong guesses at it count

@@ -77,6 +77,7 @@ export async function save(
   };
   const response = publicRecord(record);
   await insertRecord(ctx.db, account, record, remember(response));
+  ctx.metrics.count('RecordsSaved');
   return response;
 }
 

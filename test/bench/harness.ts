@@ -12,6 +12,8 @@ import { parseConfig, useConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import { DYNAMODB_MAX_ATTEMPTS, database } from '../../shared/db/client';
 import { setLogSink } from '../../shared/logging/logger';
+import { powertoolsMetricSink } from '../../shared/adapters/powertools-metrics';
+import type { MetricSink } from '../../shared/ports/metrics';
 import { authorizer, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import { overridePorts } from '../../shared/runtime';
@@ -121,7 +123,7 @@ function lambdaContext(route: RouteDefinition, requestId: string): Context {
   };
 }
 
-export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Promise<Bench> {
+export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoint' | 'stop'> } = {}): Promise<Bench> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dynamo = options.dynamo ?? (await startDynamoDbLocal());
   const config = parseConfig({
@@ -143,7 +145,21 @@ export async function startBench(options: { dynamo?: DynamoDbLocal } = {}): Prom
   const clock = new MovableClock();
   const outbox = new DevOutbox(clock, false);
   const rootSecret = randomBytes(32).toString('base64url');
-  overridePorts({ clock, codeSender: outbox, secrets: { rootSecret: async () => rootSecret } });
+  // As deployed: each request's business metrics are built into EMF lines by Powertools; only the
+  // write to stdout is dropped, as with the log lines.
+  const emf = powertoolsMetricSink(config.SERVICE_NAME);
+  const metrics: MetricSink = {
+    publish(counts) {
+      const write = process.stdout.write;
+      process.stdout.write = () => true;
+      try {
+        emf.publish(counts);
+      } finally {
+        process.stdout.write = write;
+      }
+    },
+  };
+  overridePorts({ clock, codeSender: outbox, secrets: { rootSecret: async () => rootSecret }, metrics });
 
   // The floor: the same settings as shared/db/client.ts, without the service's own middleware.
   const bare = DynamoDBDocumentClient.from(

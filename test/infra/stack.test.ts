@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
+import { freePort } from '../../infra/local/dynamodb-local';
 import { AUTHORIZER_MEMORY_MB, RUNTIME, memoryMbOf } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
@@ -163,10 +164,16 @@ describe('functions', () => {
     expect(existsSync(bundle)).toBe(true);
     process.env.TABLE_NAME = 'bundle-check';
     process.env.LOG_LEVEL = 'silent';
-    const { handler } = await import(pathToFileURL(bundle).href);
-    const response = await handler({ httpMethod: 'GET', path: '/api/health', headers: {}, requestContext: { requestId: 'r1' } }, {});
-    expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body)).toMatchObject({ status: 'ok' });
+    // Nothing listens there: the health check must say the table cannot be read, not "ok".
+    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${await freePort()}`;
+    try {
+      const { handler } = await import(pathToFileURL(bundle).href);
+      const response = await handler({ httpMethod: 'GET', path: '/api/health', headers: {}, requestContext: { requestId: 'r1' } }, {});
+      expect(response.statusCode).toBe(503);
+      expect(JSON.parse(response.body)).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE', requestId: 'r1' });
+    } finally {
+      delete process.env.DYNAMODB_ENDPOINT;
+    }
   });
 
   it('give password-hashing functions a full vCPU and keep the others small', () => {

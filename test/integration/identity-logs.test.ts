@@ -4,8 +4,8 @@ import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/
 import type { LocalApi } from '../support/local-api';
 
 /**
- * The logs of a whole sign-in story, at debug level, carry no code, password, token or full
- * e-mail address or phone number. Its own file: the log sink and the server settings are per process.
+ * The logs of a whole session story (sign-ins, refresh, bind, save, delete), at debug level, carry
+ * no code, password, token, refresh token, root secret or full e-mail address or phone number. Its own file: the log sink and the server settings are per process.
  */
 let api: LocalApi;
 const lines: string[] = [];
@@ -76,6 +76,19 @@ describe('logs', () => {
     expect((await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: undeliverable } })).status).toBe(503);
     expect((await api.request('POST', '/api/verify-code/verify', { body: { target: phone, verifyCode: '000000' } })).status).toBe(400);
 
+    // A data session: sign in, bind a device, save a record, delete the account.
+    const owner = uniqueEmail('logged-data');
+    const dataSession = await api.request('POST', '/api/verify-code/verify', { body: { target: owner, verifyCode: await sendAndRemember(owner) } });
+    expect(dataSession.status).toBe(200);
+    tokens.push(dataSession.body.token);
+    refreshTokens.push(dataSession.body.refreshToken);
+    const token = dataSession.body.token as string;
+    const bound = await api.request('POST', '/api/devices', { token, body: { sn: `SN-LOGS-${Date.now().toString(36)}`, mac: '00:11:22:33:44:55', productModel: 'Glass' } });
+    expect(bound.status).toBe(200);
+    const saved = await api.request('POST', '/api/transcriptions', { token, body: { recordTitle: 'Logged', text: 'nothing of this in the logs', language: 'en-US', durationSeconds: 3 } });
+    expect(saved.status).toBe(200);
+    expect((await api.request('DELETE', '/api/users/me', { token })).status).toBe(200);
+
     // The logs were captured (so the checks below look at something), and name targets masked.
     expect(lines.length).toBeGreaterThan(10);
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -84,7 +97,8 @@ describe('logs', () => {
     // Request ids are random hex: they may contain six digits by chance, so codes are looked for elsewhere.
     const text = entries.map(({ requestId: _requestId, ...rest }) => JSON.stringify(rest)).join('\n');
     for (const code of codes) expect(text).not.toContain(code);
-    for (const secret of [password, wrongPassword]) expect(text).not.toContain(secret);
+    for (const secret of [password, wrongPassword, api.rootSecret]) expect(text).not.toContain(secret);
+    expect(text).not.toContain('nothing of this in the logs');
     for (const token of tokens) {
       expect(text).not.toContain(token);
       for (const segment of token.split('.').slice(1)) expect(text).not.toContain(segment);
@@ -93,7 +107,7 @@ describe('logs', () => {
     for (const refreshToken of refreshTokens) expect(text).not.toContain(refreshToken.split('.').at(-1));
     // The reuse was logged, as the operator needs to see it, without the token.
     expect(entries.some((entry) => entry.message === 'refresh token reuse: session ended')).toBe(true);
-    for (const target of [email, undeliverable]) {
+    for (const target of [email, undeliverable, owner]) {
       expect(text.toLowerCase()).not.toContain(target);
       expect(text).not.toContain(target.split('@')[0]);
     }

@@ -6,6 +6,7 @@ import { parseConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import type { Database } from '../../shared/db/client';
 import { ensureTable } from '../../infra/local/create-table';
+import type { DevMetrics } from '../../infra/local/dev-metrics';
 import { DevOutbox } from '../../infra/local/dev-outbox';
 import type { OutboxEntry } from '../../infra/local/dev-outbox';
 import { startLocalServer } from '../../infra/local/server';
@@ -30,6 +31,8 @@ export interface LocalApi {
   config: Config;
   clock: MovableClock;
   outbox: DevOutbox;
+  /** The business metrics the handlers published (what GET /dev/metrics serves). */
+  metrics: DevMetrics;
   /** A document client on the same table, for checking what was (not) written. */
   db: Database;
   rootSecret: string;
@@ -80,6 +83,7 @@ export async function startLocalApi(env: Record<string, string> = {}): Promise<L
     config,
     clock,
     outbox,
+    metrics: server.metrics,
     db: { client, tableName: config.TABLE_NAME },
     rootSecret,
     request,

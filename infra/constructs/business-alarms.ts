@@ -1,0 +1,128 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { METRIC_NAMESPACE } from '../../shared/ports/metrics';
+import type { MetricDimension, MetricName } from '../../shared/ports/metrics';
+
+/** Above this share of failed code deliveries (percent, over 15 minutes) a provider is failing. */
+export const DELIVERY_FAILURE_RATE_PERCENT = 5;
+/** Fewer attempts than this in 15 minutes say nothing about a provider: one failure would be 100 %. */
+export const DELIVERY_FAILURE_MIN_ATTEMPTS = 20;
+
+export interface BusinessAlarmThresholds {
+  /** SMS codes sent in one hour above which SMS pumping is suspected (CDK context `alarmSmsCodesPerHour`). */
+  smsCodesPerHour: number;
+  /** Login lockouts in one hour above which credential stuffing is suspected (`alarmLoginLockoutsPerHour`). */
+  loginLockoutsPerHour: number;
+}
+
+/** A business metric of shared/ports/metrics.ts as CloudWatch has it: by the stage's `service`. */
+export function businessMetric(
+  serviceName: string,
+  name: MetricName,
+  options: { dimension?: [MetricDimension, string]; period?: Duration; label?: string } = {},
+): Metric {
+  return new Metric({
+    namespace: METRIC_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: serviceName, ...(options.dimension ? { [options.dimension[0]]: options.dimension[1] } : {}) },
+    statistic: 'Sum',
+    period: options.period ?? Duration.minutes(5),
+    ...(options.label ? { label: options.label } : {}),
+  });
+}
+
+export interface BusinessAlarmsProps {
+  /** The `service` dimension the functions publish with (shared/config.ts SERVICE_NAME). */
+  serviceName: string;
+  thresholds: BusinessAlarmThresholds;
+  alarmTopicArn?: string;
+}
+
+/**
+ * Alarms on what the service does rather than on how its machinery fares: SMS pumping (the bill),
+ * a failing delivery provider (nobody can sign in by code), a stolen refresh token, and
+ * credential stuffing. What each means and what to do: README "Operations".
+ */
+export class BusinessAlarms extends Construct {
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: BusinessAlarmsProps) {
+    super(scope, id);
+    const { serviceName, thresholds } = props;
+    const alarm = (alarmId: string, metric: IMetric, threshold: number, comparisonOperator: ComparisonOperator, description: string) => {
+      const created = new Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator,
+        // No data means nothing happened: no codes, no reuse, no lockouts.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      this.alarms.push(created);
+      return created;
+    };
+
+    const hour = Duration.hours(1);
+    alarm(
+      'SmsCodesPerHour',
+      businessMetric(serviceName, 'CodesSent', { dimension: ['channel', 'sms'], period: hour }),
+      thresholds.smsCodesPerHour,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      `More than ${thresholds.smsCodesPerHour} SMS codes were sent in an hour: SMS pumping, or a launch (README "Operations")`,
+    );
+
+    const quarter = Duration.minutes(15);
+    const byChannel = (name: MetricName, channel: string) => businessMetric(serviceName, name, { dimension: ['channel', channel], period: quarter });
+    alarm(
+      'CodeDeliveryFailureRate',
+      new MathExpression({
+        // FILL: a channel with no sends in the window has no data point, which would void the sum.
+        expression: `IF(attempts >= ${DELIVERY_FAILURE_MIN_ATTEMPTS}, 100 * failures / attempts, 0)`,
+        usingMetrics: {
+          failures: new MathExpression({ expression: 'FILL(failedEmail, 0) + FILL(failedSms, 0)', usingMetrics: { failedEmail: byChannel('CodeDeliveryFailures', 'email'), failedSms: byChannel('CodeDeliveryFailures', 'sms') }, period: quarter }),
+          attempts: new MathExpression({
+            expression: 'FILL(sentEmail, 0) + FILL(sentSms, 0) + FILL(lostEmail, 0) + FILL(lostSms, 0)',
+            usingMetrics: {
+              sentEmail: byChannel('CodesSent', 'email'),
+              sentSms: byChannel('CodesSent', 'sms'),
+              lostEmail: byChannel('CodeDeliveryFailures', 'email'),
+              lostSms: byChannel('CodeDeliveryFailures', 'sms'),
+            },
+            period: quarter,
+          }),
+        },
+        period: quarter,
+        label: 'Failed code deliveries, percent of attempts',
+      }),
+      DELIVERY_FAILURE_RATE_PERCENT,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      `More than ${DELIVERY_FAILURE_RATE_PERCENT}% of code deliveries failed in 15 minutes (at least ${DELIVERY_FAILURE_MIN_ATTEMPTS} attempts): SES or SNS is failing`,
+    );
+
+    alarm(
+      'RefreshTokenReuse',
+      businessMetric(serviceName, 'RefreshTokenReuse'),
+      1,
+      ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      'A spent refresh token was presented again: a copy of it exists (the session was ended)',
+    );
+
+    alarm(
+      'LoginLockoutsPerHour',
+      businessMetric(serviceName, 'LoginLockouts', { period: hour }),
+      thresholds.loginLockoutsPerHour,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      `More than ${thresholds.loginLockoutsPerHour} password logins were locked in an hour: credential stuffing`,
+    );
+
+    if (props.alarmTopicArn) {
+      const action = new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));
+      for (const created of this.alarms) created.addAlarmAction(action);
+    }
+  }
+}

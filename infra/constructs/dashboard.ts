@@ -1,0 +1,144 @@
+import { Duration } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AlarmStatusWidget, Dashboard, GraphWidget, LogQueryWidget, MathExpression, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Alarm, IMetric, IWidget , Metric} from 'aws-cdk-lib/aws-cloudwatch';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import { METRIC_NAMESPACE } from '../../shared/ports/metrics';
+import type { MetricDimension, MetricName } from '../../shared/ports/metrics';
+import { businessMetric } from './business-alarms';
+import type { ServiceFunction } from './service-function';
+
+export interface ServiceDashboardProps {
+  serviceName: string;
+  api: RestApi;
+  table: Table;
+  /** Every function: routes, authorizer and jobs. */
+  functions: ServiceFunction[];
+  alarms: Alarm[];
+}
+
+const PERIOD = Duration.minutes(5);
+const WIDE = 24;
+const HALF = 12;
+const THIRD = 8;
+
+/**
+ * One CloudWatch dashboard for the stage: the API (and each route, from the functions' request
+ * lines), the functions, the table, and the business metrics, with the alarms on top. Per-route
+ * figures come from Logs Insights rather than API Gateway's per-method metrics, which would add
+ * four billed custom metrics per method.
+ */
+export class ServiceDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
+    super(scope, id);
+    const { api, table, functions, serviceName } = props;
+    const sum = (metric: Metric) => metric.with({ statistic: 'Sum', period: PERIOD });
+    const perFunction = (make: (fn: ServiceFunction) => IMetric) => functions.map(make);
+    const business = (title: string, metrics: IMetric[], width = THIRD) => new GraphWidget({ title, left: metrics, width, height: 6 });
+    const countOf = (name: MetricName, dimension?: [MetricDimension, string]) =>
+      businessMetric(serviceName, name, { ...(dimension ? { dimension } : {}), label: dimension?.[1] ?? name });
+    const logGroups = functions.map((fn) => fn.logGroup.logGroupName);
+
+    const widgets: IWidget[][] = [
+      [new TextWidget({ markdown: `# ${serviceName}\nAlarms, what each means and what to do: README "Operations".`, width: WIDE, height: 2 })],
+      [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDE, height: 4 })],
+      [
+        new GraphWidget({ title: 'API requests', left: [sum(api.metricCount())], width: THIRD, height: 6 }),
+        new GraphWidget({
+          title: 'API latency (ms)',
+          left: [api.metricLatency({ statistic: 'p50', period: PERIOD, label: 'p50' }), api.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99' })],
+          width: THIRD,
+          height: 6,
+        }),
+        new GraphWidget({
+          title: 'API 4xx and 5xx',
+          left: [api.metricClientError({ statistic: 'Sum', period: PERIOD, label: '4xx' }), api.metricServerError({ statistic: 'Sum', period: PERIOD, label: '5xx' })],
+          width: THIRD,
+          height: 6,
+        }),
+      ],
+      [
+        new LogQueryWidget({
+          title: 'Per route: requests, p50 and p99 duration (ms), 4xx, 5xx (functions\' request lines)',
+          logGroupNames: logGroups,
+          queryLines: [
+            'filter message = "request"',
+            'fields status >= 400 and status < 500 as is4xx, status >= 500 as is5xx',
+            'stats count(*) as requests, pct(durationMs, 50) as p50, pct(durationMs, 99) as p99, sum(is4xx) as c4xx, sum(is5xx) as c5xx by route',
+            'sort requests desc',
+          ],
+          width: WIDE,
+          height: 8,
+        }),
+      ],
+      [
+        new GraphWidget({ title: 'Lambda errors', left: perFunction((fn) => fn.function.metricErrors({ statistic: 'Sum', period: PERIOD })), width: THIRD, height: 6 }),
+        new GraphWidget({ title: 'Lambda throttles', left: perFunction((fn) => fn.function.metricThrottles({ statistic: 'Sum', period: PERIOD })), width: THIRD, height: 6 }),
+        new GraphWidget({
+          title: 'Lambda concurrency (max)',
+          left: perFunction((fn) => fn.function.metric('ConcurrentExecutions', { statistic: 'Maximum', period: PERIOD })),
+          width: THIRD,
+          height: 6,
+        }),
+      ],
+      [
+        new LogQueryWidget({
+          title: 'Cold starts: init duration (ms) per function',
+          logGroupNames: logGroups,
+          queryLines: [
+            'filter @type = "REPORT" and ispresent(@initDuration)',
+            'stats count(*) as coldStarts, pct(@initDuration, 50) as p50, pct(@initDuration, 99) as p99 by @log',
+            'sort p99 desc',
+          ],
+          width: HALF,
+          height: 6,
+        }),
+        business('Cold starts (all functions)', [
+          new MathExpression({
+            expression: `SEARCH('{${METRIC_NAMESPACE},service} MetricName="ColdStart" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+            label: 'cold starts',
+            period: PERIOD,
+          }),
+        ], HALF),
+      ],
+      [
+        new GraphWidget({
+          title: 'DynamoDB consumed capacity',
+          left: [table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'read' }), table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period: PERIOD, label: 'write' })],
+          width: HALF,
+          height: 6,
+        }),
+        new GraphWidget({
+          title: 'DynamoDB throttles',
+          left: [
+            table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD, label: 'read' }),
+            table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD, label: 'write' }),
+          ],
+          width: HALF,
+          height: 6,
+        }),
+      ],
+      [
+        business('Codes sent', [countOf('CodesSent', ['channel', 'email']), countOf('CodesSent', ['channel', 'sms'])]),
+        business('SMS codes by country calling code', [
+          new MathExpression({
+            expression: `SEARCH('{${METRIC_NAMESPACE},service,country} MetricName="SmsCodesSentByCountry" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+            label: 'country',
+            period: PERIOD,
+          }),
+        ]),
+        business('Code delivery failures', [countOf('CodeDeliveryFailures', ['channel', 'email']), countOf('CodeDeliveryFailures', ['channel', 'sms'])]),
+      ],
+      [
+        business('Sign-ins', [countOf('SignIns', ['method', 'code']), countOf('SignIns', ['method', 'password']), countOf('SignIns', ['method', 'refresh'])]),
+        business('Failed codes, lockouts, refresh reuse', [countOf('CodeVerificationsFailed'), countOf('LoginLockouts'), countOf('RefreshTokenReuse')]),
+        business('Accounts, records, events', [countOf('AccountsCreated'), countOf('AccountsDeleted'), countOf('RecordsSaved'), countOf('EventsRecorded')]),
+      ],
+    ];
+
+    this.dashboard = new Dashboard(this, 'Dashboard', { widgets, defaultInterval: Duration.hours(3) });
+  }
+}

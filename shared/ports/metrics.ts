@@ -1,0 +1,78 @@
+/**
+ * Business metrics: what the domain counts, with the few dimensions the dashboard and alarms need.
+ * Domain code calls `ctx.metrics.count(...)`; the HTTP wrapper hands the invocation's counts to a
+ * sink once, when the invocation ends (CloudWatch EMF on Lambda, `/dev/metrics` locally).
+ */
+export const METRIC_NAMESPACE = 'CaptioningService';
+
+/** Every metric, with the dimension it is broken down by (if any); nothing else may be counted. */
+export const METRICS = {
+  /** A code handed to SES or SNS. */
+  CodesSent: 'channel',
+  /** An SMS code handed to SNS, by country calling code (only allowed countries get SMS). */
+  SmsCodesSentByCountry: 'country',
+  /** SES or SNS refused or failed a code (the caller got 503). */
+  CodeDeliveryFailures: 'channel',
+  /** A submitted code was wrong, spent, expired or out of tries. */
+  CodeVerificationsFailed: undefined,
+  /** A session opened or refreshed: code, password or refresh. */
+  SignIns: 'method',
+  /** Password login (or a password check) locked after too many failures. */
+  LoginLockouts: undefined,
+  /** A spent refresh token came back: someone holds a copy; its session was ended. */
+  RefreshTokenReuse: undefined,
+  AccountsCreated: undefined,
+  AccountsDeleted: undefined,
+  RecordsSaved: undefined,
+  EventsRecorded: undefined,
+  /** The first invocation of a function container. */
+  ColdStart: undefined,
+} as const satisfies Record<string, MetricDimension | undefined>;
+
+export type MetricDimension = 'channel' | 'country' | 'method';
+export type MetricName = keyof typeof METRICS;
+
+/** The dimension value a metric takes; metrics without a dimension take none. */
+type DimensionArgument<N extends MetricName> = (typeof METRICS)[N] extends MetricDimension ? [value: string] : [];
+
+export interface Metrics {
+  /** Counts one occurrence (in this invocation) of a business event. */
+  count<N extends MetricName>(name: N, ...dimension: DimensionArgument<N>): void;
+}
+
+/** One metric's total in one invocation. */
+export interface MetricCount {
+  name: MetricName;
+  /** `{ channel: 'sms' }`, or empty. */
+  dimensions: Partial<Record<MetricDimension, string>>;
+  value: number;
+}
+
+/** Where an invocation's counts go. */
+export interface MetricSink {
+  publish(counts: readonly MetricCount[]): void;
+}
+
+/** The counts of one invocation, summed per metric and dimension value until they are published. */
+export class InvocationMetrics implements Metrics {
+  readonly #counts = new Map<string, MetricCount>();
+
+  count<N extends MetricName>(name: N, ...dimension: DimensionArgument<N>): void {
+    const key = METRICS[name] as MetricDimension | undefined;
+    const value = dimension[0];
+    const id = `${name}\u0000${value ?? ''}`;
+    const existing = this.#counts.get(id);
+    if (existing) existing.value++;
+    else this.#counts.set(id, { name, dimensions: key && value !== undefined ? { [key]: value } : {}, value: 1 });
+  }
+
+  /** The counts so far, and a fresh start: each count is published once. */
+  drain(): MetricCount[] {
+    const counts = [...this.#counts.values()];
+    this.#counts.clear();
+    return counts;
+  }
+}
+
+/** For operations that run outside a request (jobs, tests that do not look at metrics). */
+export const uncounted: Metrics = { count: () => undefined };
