@@ -4,7 +4,7 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
-import { refreshTokenSchema } from '../../shared/identity/schemas';
+import { refreshTokenSchema } from '../../shared/identity/session-schemas';
 import { signOut } from '../../shared/identity/session-service';
 
 const body = z.object({ refreshToken: z.optional(refreshTokenSchema) });

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { refreshedSessionResponse } from '../../shared/http/response-shapes.generated';
-import { refreshTokenSchema } from '../../shared/identity/schemas';
+import { refreshTokenSchema } from '../../shared/identity/session-schemas';
 import { refreshSession } from '../../shared/identity/session-service';
 
 const body = z.object({ refreshToken: refreshTokenSchema });

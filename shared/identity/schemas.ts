@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
 import type { ParsePayload } from 'zod/v4/core';
-import { textField } from '../fields';
 import { CODE_LENGTH } from './codes';
 import { emailTargetSchema, phoneTargetSchema } from './targets';
 import type { Target } from './targets';
@@ -38,11 +37,5 @@ export function oneAccountTarget<T extends { email?: Target | undefined; phone?:
 /** For the API reference: login and registration name the account by exactly one of the two. */
 export const EXACTLY_ONE_TARGET = { oneOf: [{ required: ['email'] }, { required: ['phone'] }] };
 
-/** How the app names itself in the person's list of sessions; optional at every sign-in. */
-export const clientNameSchema = textField(1, 64).check(
-  z.refine((value) => value.trim().length > 0, 'must not be blank'),
-  z.meta({ description: 'Names this session in `GET /api/auth/sessions`; else the User-Agent is used', examples: ['Pixel 8 · Captions 2.3'] }),
-);
-
-/** Any string: one that is not a refresh token of ours is a 401 (REFRESH_TOKEN_INVALID), not a 400. */
-export const refreshTokenSchema = z.string().check(z.meta({ description: 'The refresh token of the latest sign-in or refresh' }));
+// The session fields in a module of their own: refresh and logout then bundle no phone parsing.
+export { clientNameSchema, refreshTokenSchema } from './session-schemas';
