@@ -84,6 +84,7 @@ export const SERVICE_SETTINGS = [
   'DYNAMODB_REQUEST_TIMEOUT_MS',
   'AWS_CONNECT_TIMEOUT_MS',
   'AWS_REQUEST_TIMEOUT_MS',
+  'LOG_DEBUG_SAMPLE_RATE',
 ] as const satisfies readonly (keyof Config)[];
 
 /** `no-reply@example.com` or `Captions <no-reply@example.com>`: display name, address, domain. */

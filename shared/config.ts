@@ -37,6 +37,8 @@ export interface Config {
   /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
   CORS_ORIGINS: readonly string[];
   LOG_LEVEL: LogLevel;
+  /** Share (0–1) of Lambda invocations logged at debug level whatever LOG_LEVEL says. */
+  LOG_DEBUG_SAMPLE_RATE: number;
   /**
    * Per attempt of a DynamoDB call (the SDK's NodeHttpHandler, and the authorizer's signed call):
    * a stalled table fails the attempt instead of holding the request, and after the SDK's retries
@@ -101,6 +103,13 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER): Reader<number>
     if (number > max) throw new SettingProblem(`must be at most ${max}`);
     return number;
   };
+}
+
+/** A share from 0 to 1: `0.05`. */
+function fraction(value: string): number {
+  const trimmed = value.trim();
+  if (!/^(?:0|1|0?\.\d+|1\.0*)$/.test(trimmed)) throw new SettingProblem('must be a number from 0 to 1, such as 0.05');
+  return Number(trimmed);
 }
 
 const url: Reader<string> = (value) => {
@@ -179,6 +188,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   LOCAL_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_IDLE_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_MAX_CONNECTIONS: positive(256),
+  LOG_DEBUG_SAMPLE_RATE: withDefault(fraction, 0),
   SERVICE_NAME: text('captioning-local'),
 };
 

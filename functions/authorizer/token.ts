@@ -40,7 +40,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, tokenStanding, keys });
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
-    createLogger(cfg.LOG_LEVEL).info('token refused', { reason: error.cause instanceof Error ? error.cause.name : 'format' });
+    createLogger(cfg.LOG_LEVEL, {}, { serviceName: cfg.SERVICE_NAME }).info('token refused', { reason: error.cause instanceof Error ? error.cause.name : 'format' });
     // The exact message API Gateway expects for a 401; nothing about why.
     throw new Error('Unauthorized');
   }

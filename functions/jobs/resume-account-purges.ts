@@ -7,6 +7,6 @@ import { createLogger } from '../../shared/logging/logger';
 export async function handler(): Promise<{ purged: number }> {
   const cfg = config();
   const purged = await resumePendingPurges(database(cfg));
-  createLogger(cfg.LOG_LEVEL).info('account purges resumed', { purged: purged.length });
+  createLogger(cfg.LOG_LEVEL, {}, { serviceName: cfg.SERVICE_NAME }).info('account purges resumed', { purged: purged.length });
   return { purged: purged.length };
 }

@@ -9,7 +9,7 @@ import type { Database } from '../db/client';
 import { UnauthorizedError } from '../errors';
 import { SESSION_ID_PATTERN } from '../identity/refresh-tokens';
 import { CLOCK_TOLERANCE_SECONDS } from '../identity/tokens';
-import { createLogger } from '../logging/logger';
+import { createLogger, startInvocationLogging } from '../logging/logger';
 import type { Logger } from '../logging/logger';
 import { epochSeconds, systemClock } from '../ports/clock';
 import type { CodeSender } from '../ports/code-sender';
@@ -132,6 +132,9 @@ interface State {
 
 const rememberNothing: Remember<unknown> = () => [];
 
+/** Lambda runs one invocation at a time per container; the local server does not. */
+const onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+
 const keysBySource = new WeakMap<SecretSource, () => Promise<ServiceKeys>>();
 
 let emfSink: MetricSink | undefined;
@@ -242,10 +245,10 @@ export function endpoint<
     before: async (request) => {
       const cfg = config();
       const event = request.event;
-      const log = createLogger(cfg.LOG_LEVEL, {
-        requestId: event.requestContext?.requestId ?? request.context.awsRequestId,
-        route: routeId(route),
-      });
+      const requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
+      const logging = { serviceName: cfg.SERVICE_NAME, debugSampleRate: cfg.LOG_DEBUG_SAMPLE_RATE };
+      if (onLambda) startInvocationLogging(cfg.LOG_LEVEL, logging, request.context, requestId);
+      const log = createLogger(cfg.LOG_LEVEL, { requestId, route: routeId(route) }, logging);
       const metrics = new InvocationMetrics();
       if (coldStart) {
         coldStart = false;
@@ -281,7 +284,8 @@ export function endpoint<
     },
     onError: async (request) => {
       const state = request.context.state;
-      const log = state?.log ?? createLogger(config().LOG_LEVEL, { route: routeId(route) });
+      const cfg = config();
+      const log = state?.log ?? createLogger(cfg.LOG_LEVEL, { route: routeId(route) }, { serviceName: cfg.SERVICE_NAME });
       request.response = errorToResult(request.error, request.event, config(), log);
       logRequest(state ?? { log, startedAt: performance.now() }, request.response.statusCode);
       publishMetrics(state?.metrics);
@@ -290,7 +294,7 @@ export function endpoint<
 
   // On Lambda, parse the settings and create clients during init: a bad setting fails the
   // deployment's first cold start loudly, and the init phase runs at full CPU.
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME) {
+  if (onLambda) {
     const cfg = config();
     definition.adapters?.database?.(cfg);
   }

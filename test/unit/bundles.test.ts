@@ -89,7 +89,7 @@ describe('Lambda bundles', () => {
     expect(authorizer.bytes).toBeLessThanOrEqual(GOALS.authorizerBytes);
   });
 
-  it('keeps our own code within 38 KB per function, and each generated data module within its ceiling', () => {
+  it('keeps our own code within 40 KB per function, and each generated data module within its ceiling', () => {
     const codeOver = bundles
       .filter((bundle) => bundle.ownBytes - bundle.dataBytes > GOALS.ownBytes)
       .map((bundle) => `${bundle.name}: own ${(bundle.ownBytes / KB).toFixed(1)} KB, of which generated data ${(bundle.dataBytes / KB).toFixed(1)} KB`);

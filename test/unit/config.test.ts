@@ -23,6 +23,9 @@ describe('parseConfig', () => {
     expect(cfg.CODE_DAILY_LIMIT).toBe(3);
     expect(cfg.SMS_ALLOWED_COUNTRY_CODES).toEqual(['86', '1', '44']);
     expect(parseConfig({ ...minimal, SMS_ALLOWED_COUNTRY_CODES: '' }).SMS_ALLOWED_COUNTRY_CODES).toBeUndefined();
+    expect(parseConfig(minimal).LOG_DEBUG_SAMPLE_RATE).toBe(0);
+    expect(parseConfig({ ...minimal, LOG_DEBUG_SAMPLE_RATE: '0.05' }).LOG_DEBUG_SAMPLE_RATE).toBe(0.05);
+    expect(parseConfig({ ...minimal, LOG_DEBUG_SAMPLE_RATE: '1' }).LOG_DEBUG_SAMPLE_RATE).toBe(1);
   });
 
   it('fails fast, naming the setting, on a bad or missing value', () => {
@@ -35,6 +38,8 @@ describe('parseConfig', () => {
       { ...minimal, AUTHORIZER_CACHE_SECONDS: '7200' },
       { ...minimal, SMS_ALLOWED_COUNTRY_CODES: '86,abc' },
       { ...minimal, LOG_LEVEL: 'verbose' },
+      { ...minimal, LOG_DEBUG_SAMPLE_RATE: '1.5' },
+      { ...minimal, LOG_DEBUG_SAMPLE_RATE: '5%' },
       { ...minimal, DYNAMODB_ENDPOINT: 'not a url' },
       // Number() would read these as 0, 16 and 1000: a setting is decimal digits or nothing.
       { ...minimal, CODE_RESEND_SECONDS: '' },
