@@ -32,6 +32,8 @@ export interface Config {
   JWT_ISSUER: string;
   JWT_AUDIENCE: string;
   JWT_SECRET_ARN: string | undefined;
+  /** How long a container keeps the keys derived from the root secret before it reads the secret again. */
+  ROOT_SECRET_MAX_AGE_SECONDS: number;
   SES_FROM_ADDRESS: string | undefined;
   APP_NAME: string;
   /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
@@ -171,6 +173,9 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   JWT_ISSUER: text('captioning-api'),
   JWT_AUDIENCE: text('captioning-app'),
   JWT_SECRET_ARN: optional(requiredText()),
+  // A rotated secret reaches every container within this; one Secrets Manager read per container
+  // and period (a few cents a month).
+  ROOT_SECRET_MAX_AGE_SECONDS: withDefault(wholeNumber(1, 86_400), 300),
   SES_FROM_ADDRESS: optional(requiredText(3)),
   APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
   CORS_ORIGINS: corsOrigins,

@@ -23,19 +23,33 @@ export function deriveKeys(rootSecret: string): ServiceKeys {
 }
 
 /**
- * Reads the secret once per container and keeps the derived keys. A failed read is not cached,
- * so the next invocation tries again (Secrets Manager unreachable at a cold start recovers).
+ * Reads the secret and keeps the derived keys for `maxAgeMs` (ROOT_SECRET_MAX_AGE_SECONDS), then
+ * reads it again, so a rotated secret reaches running containers without a redeploy (README
+ * "Rotating the root secret"). A failed first read is not cached, so the next invocation tries
+ * again (Secrets Manager unreachable at a cold start recovers); a failed re-read keeps the keys
+ * it has and tries again on the next use, so an outage of Secrets Manager does not sign anyone out.
+ * Parallel uses share one read.
  */
-export function cachedKeys(source: SecretSource): () => Promise<ServiceKeys> {
+export function cachedKeys(source: SecretSource, maxAgeMs = Infinity, now: () => number = Date.now): () => Promise<ServiceKeys> {
+  let current: { keys: ServiceKeys; readAt: number } | undefined;
   let pending: Promise<ServiceKeys> | undefined;
-  return () => {
+  const read = () => {
     pending ??= source
       .rootSecret()
       .then(deriveKeys)
-      .catch((error: unknown) => {
+      .then((keys) => {
+        current = { keys, readAt: now() };
+        return keys;
+      })
+      .finally(() => {
         pending = undefined;
-        throw error;
       });
     return pending;
+  };
+  return () => {
+    if (!current) return read();
+    if (now() - current.readAt < maxAgeMs) return Promise.resolve(current.keys);
+    const kept = current.keys;
+    return read().catch(() => kept);
   };
 }
