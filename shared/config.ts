@@ -33,7 +33,7 @@ export interface Config {
   JWT_AUDIENCE: string;
   JWT_SECRET_ARN: string | undefined;
   /** How long a container keeps the keys derived from the root secret before it reads the secret again. */
-  ROOT_SECRET_MAX_AGE_SECONDS: number;
+  KEYS_MAX_AGE_SECONDS: number;
   SES_FROM_ADDRESS: string | undefined;
   APP_NAME: string;
   /** Browser origins allowed to call the API: `['*']` for any, or a list of exact origins. */
@@ -175,7 +175,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   JWT_SECRET_ARN: optional(requiredText()),
   // A rotated secret reaches every container within this; one Secrets Manager read per container
   // and period (a few cents a month).
-  ROOT_SECRET_MAX_AGE_SECONDS: withDefault(wholeNumber(1, 86_400), 300),
+  KEYS_MAX_AGE_SECONDS: withDefault(wholeNumber(1, 86_400), 300),
   SES_FROM_ADDRESS: optional(requiredText(3)),
   APP_NAME: withDefault(requiredText(1, 20), 'Captions'),
   CORS_ORIGINS: corsOrigins,

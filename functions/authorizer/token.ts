@@ -31,7 +31,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     dependencies = {
       cfg,
       secrets: overrides.secrets,
-      keys: cachedKeys(overrides.secrets ?? secretsManagerSource(cfg), cfg.ROOT_SECRET_MAX_AGE_SECONDS * 1000),
+      keys: cachedKeys(overrides.secrets ?? secretsManagerSource(cfg), cfg.KEYS_MAX_AGE_SECONDS * 1000),
       tokenStanding: tokenStandingLookup(cfg),
     };
   }

@@ -219,7 +219,7 @@ export function endpoint<
       keys() {
         const source = overrides.secrets ?? (secretsFromAdapter ??= requireAdapter(definition.adapters?.secrets, 'secret', id)(cfg));
         let keys = keysBySource.get(source);
-        if (!keys) keysBySource.set(source, (keys = cachedKeys(source, cfg.ROOT_SECRET_MAX_AGE_SECONDS * 1000)));
+        if (!keys) keysBySource.set(source, (keys = cachedKeys(source, cfg.KEYS_MAX_AGE_SECONDS * 1000)));
         return keys();
       },
       get codeSender() {
