@@ -5,7 +5,7 @@ import { keys, sessionMarker, sortKeyPrefix } from './keys';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './table';
 import { isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
-import { tokenIsCurrentCondition } from './users-repository';
+import { markerRemoval, tokenIsCurrentCondition } from './users-repository';
 import type { TokenSubject as AccountRef } from './users-repository';
 
 /**
@@ -112,9 +112,8 @@ export const firstSessionProfile = (session: SessionRecord) => ({ [sessionMarker
  * the sign-in read again rather than open a session the reset has already ended.
  */
 export function openSessionWrites(db: Database, session: SessionRecord, bookRevision: number, ending: readonly string[]): GuardedWrite[] {
-  const names: Record<string, string> = { '#new': sessionMarker(session.sessionId) };
-  ending.forEach((sessionId, index) => (names[`#end${index}`] = sessionMarker(sessionId)));
-  const remove = ending.length > 0 ? ` REMOVE ${ending.map((_, index) => `#end${index}`).join(', ')}` : '';
+  const { clause: remove, names: removed } = markerRemoval(ending);
+  const names: Record<string, string> = { '#new': sessionMarker(session.sessionId), ...removed };
   return [
     putNewSession(db, session),
     {
@@ -174,16 +173,15 @@ export async function rotateSession(
 /** Removes sessions' markers from the profile: from then on their access tokens get 401. */
 function removeMarkers(db: Database, userId: number, sessionIds: readonly string[], caller: AccountRef | undefined): GuardedWrite {
   const condition = caller ? tokenIsCurrentCondition(caller) : { ConditionExpression: 'attribute_exists(PK)' };
-  const names: Record<string, string> = { ...('ExpressionAttributeNames' in condition ? condition.ExpressionAttributeNames : {}) };
-  sessionIds.forEach((sessionId, index) => (names[`#end${index}`] = sessionMarker(sessionId)));
+  const { clause, names } = markerRemoval(sessionIds);
   return {
     item: {
       Update: {
         TableName: db.tableName,
         Key: keys.user(userId),
-        UpdateExpression: `REMOVE ${sessionIds.map((_, index) => `#end${index}`).join(', ')}`,
+        UpdateExpression: clause.trimStart(),
         ...condition,
-        ExpressionAttributeNames: names,
+        ExpressionAttributeNames: { ...('ExpressionAttributeNames' in condition ? condition.ExpressionAttributeNames : {}), ...names },
       },
     },
     // Made for a caller, the caller's own token must still be current (a token of an ended

@@ -54,6 +54,15 @@ export function tokenIsCurrentCondition(account: TokenSubject) {
   };
 }
 
+/**
+ * The part of a profile update that removes sessions' markers (ending their access tokens):
+ * ` REMOVE #end0, #end1 ...` (empty for none) and the names it uses.
+ */
+export function markerRemoval(sessionIds: readonly string[]): { clause: string; names: Record<string, string> } {
+  const names = Object.fromEntries(sessionIds.map((sessionId, index) => [`#end${index}`, sessionMarker(sessionId)]));
+  return { clause: sessionIds.length > 0 ? ` REMOVE ${Object.keys(names).join(', ')}` : '', names };
+}
+
 /** Whether a profile item is still the one a token was issued for, and the token's session lives. */
 export const profileHonours = (profile: Record<string, unknown> | undefined, token: TokenSubject): boolean =>
   profile !== undefined &&
@@ -376,9 +385,8 @@ export function replacePasswordInSession(
   raiseVersion = false,
 ): GuardedWrite {
   const condition = tokenIsCurrentCondition(token);
-  const names: Record<string, string> = { ...condition.ExpressionAttributeNames };
-  ending.forEach((sessionId, index) => (names[`#end${index}`] = sessionMarker(sessionId)));
-  const remove = ending.length > 0 ? ` REMOVE ${ending.map((_, index) => `#end${index}`).join(', ')}` : '';
+  const { clause: remove, names: removed } = markerRemoval(ending);
+  const names: Record<string, string> = { ...condition.ExpressionAttributeNames, ...removed };
   return {
     item: {
       Update: {
