@@ -1,11 +1,10 @@
 import type { AccountRef } from '../db/account-guard';
 import { accountSubject, clearLoginFailures, lockLogin, reserveLoginAttempt } from '../db/login-failures-repository';
-import { listSessionItems } from '../db/sessions-repository';
+import { readAccountSessions, sessionIdsOf } from '../db/sessions-repository';
 import { writeAtomically } from '../db/transactions';
 import {
   IdentityChangedError,
   changeIdentity,
-  findSessionBook,
   findUserForToken,
   findUserIdByIdentity,
   replacePasswordInSession,
@@ -137,10 +136,7 @@ export async function changePassword(
     await clearLoginFailures(ctx.db, subject);
   }
   const newHash = await hashPassword(newPassword);
-  const [book, items] = await Promise.all([findSessionBook(ctx.db, user.userId), listSessionItems(ctx.db, user.userId)]);
-  const ending = [...new Set([...(book?.liveSessionIds ?? []), ...items.map((session) => session.sessionId)])].filter(
-    (sessionId) => sessionId !== caller.sessionId,
-  );
+  const ending = sessionIdsOf(await readAccountSessions(ctx.db, user.userId)).filter((sessionId) => sessionId !== caller.sessionId);
   const updatedAt = isoSeconds(ctx.clock.now());
   // A token from before sessions names no session to keep: the version rises, ending every token
   // of the account, and the caller gets a session of its own in the answer.

@@ -5,7 +5,8 @@ import { keys, sessionMarker, sortKeyPrefix } from './keys';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './table';
 import { isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
-import { markerRemoval, tokenIsCurrentCondition } from './users-repository';
+import { findSessionBook, markerRemoval, tokenIsCurrentCondition } from './users-repository';
+import type { SessionBook } from './users-repository';
 import type { TokenSubject as AccountRef } from './users-repository';
 
 /**
@@ -85,6 +86,26 @@ export async function listSessionItems(db: Database, userId: number): Promise<Se
   } while (startKey);
   return sessions;
 }
+
+/** What there is of an account's sessions: the profile's book (undefined: no account) and every session item. */
+export interface AccountSessions {
+  book: SessionBook | undefined;
+  items: SessionRecord[];
+}
+
+/** The book and the items, read in parallel (two requests). */
+export async function readAccountSessions(db: Database, userId: number): Promise<AccountSessions> {
+  const [book, items] = await Promise.all([findSessionBook(db, userId), listSessionItems(db, userId)]);
+  return { book, items };
+}
+
+/**
+ * Every session id an account still has something of: an item, or a marker whose item TTL has
+ * already deleted (ending those too keeps the profile from growing).
+ */
+export const sessionIdsOf = ({ book, items }: AccountSessions): string[] => [
+  ...new Set([...items.map((session) => session.sessionId), ...(book?.liveSessionIds ?? [])]),
+];
 
 /** A sign-in that read an older session book: another sign-in got in between, so it reads again. */
 export class SessionBookChangedError extends Error {

@@ -114,6 +114,10 @@ export interface SessionBook {
   liveSessionIds: string[];
 }
 
+/** Whether a book is still that of the token's account: its version, and its session's marker. */
+export const bookHonours = (book: SessionBook | undefined, token: TokenSubject): book is SessionBook =>
+  book !== undefined && book.tokenVersion === token.tokenVersion && (token.sessionId === undefined || book.liveSessionIds.includes(token.sessionId));
+
 export async function findSessionBook(db: Database, userId: number): Promise<SessionBook | undefined> {
   const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(userId), ConsistentRead: true }));
   if (!result.Item) return undefined;

@@ -6,7 +6,8 @@ import {
   endSessions,
   findSession,
   firstSessionProfile,
-  listSessionItems,
+  readAccountSessions,
+  sessionIdsOf,
   openSessionWrites,
   putNewSession,
   rotateSession,
@@ -14,7 +15,7 @@ import {
 import type { SessionRecord } from '../db/sessions-repository';
 import { backOff, writeAtomically } from '../db/transactions';
 import type { GuardedWrite } from '../db/transactions';
-import { findSessionBook, isTokenCurrent } from '../db/users-repository';
+import { bookHonours, findSessionBook } from '../db/users-repository';
 import type { SessionBook } from '../db/users-repository';
 import { RefreshTokenExpiredError, RefreshTokenInvalidError, ServiceUnavailableError, SessionEndedError, UnauthorizedError } from '../errors';
 import { epochSeconds, isoSeconds } from '../ports/clock';
@@ -108,17 +109,17 @@ export async function openSession(
   alongside: GuardedWrite[] = [],
 ): Promise<IssuedTokens> {
   for (let round = 0; round < OPEN_SESSION_ROUNDS; round++) {
-    const [book, items] = await Promise.all([findSessionBook(ctx.db, account.userId), listSessionItems(ctx.db, account.userId)]);
+    const sessions = await readAccountSessions(ctx.db, account.userId);
+    const { book, items } = sessions;
     // The account was deleted, or its password reset, since the sign-in read it. Rare enough
     // (the same person's reset racing their own sign-in) that "try again" is the honest answer.
     if (!book || book.tokenVersion !== account.tokenVersion) throw new ServiceUnavailableError('The account changed during the sign-in; try again.');
     const now = epochSeconds(ctx.clock.now());
     const live = items.filter((session) => isLive(session, book, now)).sort((a, b) => a.lastUsedAt.localeCompare(b.lastUsedAt));
-    const evicted = live.slice(0, Math.max(0, live.length - (MAX_LIVE_SESSIONS - 1)));
-    const stale = items.filter((session) => !isLive(session, book, now));
-    // Markers whose item is already gone (TTL) are removed too, so the profile never grows.
-    const orphanMarkers = book.liveSessionIds.filter((sessionId) => !items.some((session) => session.sessionId === sessionId));
-    const ending = [...new Set([...evicted, ...stale].map((session) => session.sessionId).concat(orphanMarkers))];
+    // The newest live ones stay, one short of the cap; everything else ends: the least recently
+    // used beyond it, expired or reset ones, and markers whose item is gone.
+    const kept = new Set(live.slice(Math.max(0, live.length - (MAX_LIVE_SESSIONS - 1))).map((session) => session.sessionId));
+    const ending = sessionIdsOf(sessions).filter((sessionId) => !kept.has(sessionId));
     const session = newSession(ctx, account, clientName);
     try {
       await writeAtomically(ctx.db, [...alongside, ...openSessionWrites(ctx.db, session, book.sessionsRev, ending)]);
@@ -199,11 +200,9 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
 
 /** The account's live sessions, newest first; `current` marks the caller's. */
 export async function listActiveSessions(ctx: ServiceContext, caller: AccountRef): Promise<ActiveSession[]> {
-  const [book, items] = await Promise.all([findSessionBook(ctx.db, caller.userId), listSessionItems(ctx.db, caller.userId)]);
+  const { book, items } = await readAccountSessions(ctx.db, caller.userId);
   // The same rule as every data operation: the caller's token must still be current.
-  if (!book || book.tokenVersion !== caller.tokenVersion || (caller.sessionId !== undefined && !book.liveSessionIds.includes(caller.sessionId))) {
-    throw new UnauthorizedError('Unauthorized');
-  }
+  if (!bookHonours(book, caller)) throw new UnauthorizedError('Unauthorized');
   const now = epochSeconds(ctx.clock.now());
   return items
     .filter((session) => isLive(session, book, now))
@@ -224,19 +223,14 @@ export async function endSession(ctx: ServiceContext, caller: AccountRef, sessio
 
 /** "Sign out my other devices": ends every session of the account but the caller's; answers how many were live. */
 export async function endOtherSessions(ctx: ServiceContext, caller: AccountRef): Promise<number> {
-  const [book, items] = await Promise.all([findSessionBook(ctx.db, caller.userId), listSessionItems(ctx.db, caller.userId)]);
-  if (!book) throw new UnauthorizedError('Unauthorized');
+  const sessions = await readAccountSessions(ctx.db, caller.userId);
+  const { book, items } = sessions;
+  // A token whose own session has ended cannot end the others (the write checks it again).
+  if (!bookHonours(book, caller)) throw new UnauthorizedError('Unauthorized');
   const now = epochSeconds(ctx.clock.now());
-  const others = items.filter((session) => session.sessionId !== caller.sessionId);
-  const orphanMarkers = book.liveSessionIds.filter((sessionId) => sessionId !== caller.sessionId && !items.some((session) => session.sessionId === sessionId));
-  const ending = [...others.map((session) => session.sessionId), ...orphanMarkers];
-  if (ending.length === 0) {
-    if (!(await isTokenCurrent(ctx.db, caller))) throw new UnauthorizedError('Unauthorized');
-    return 0;
-  }
-  // Conditioned on the caller's token: a token whose own session has ended cannot end the others.
-  await endSessions(ctx.db, caller.userId, ending, caller);
-  return others.filter((session) => isLive(session, book, now)).length;
+  const ending = sessionIdsOf(sessions).filter((sessionId) => sessionId !== caller.sessionId);
+  if (ending.length > 0) await endSessions(ctx.db, caller.userId, ending, caller);
+  return items.filter((session) => session.sessionId !== caller.sessionId && isLive(session, book, now)).length;
 }
 
 /**
