@@ -39,10 +39,7 @@ export async function assertAccountCurrent(db: Database, account: AccountRef): P
  * from its half-purged partition.
  */
 export async function readForAccount<T>(db: Database, account: AccountRef, read: () => Promise<T>): Promise<T> {
-  const [check, result] = await Promise.allSettled([assertAccountCurrent(db, account), read()]);
-  if (check.status === 'rejected') throw check.reason;
-  if (result.status === 'rejected') throw result.reason;
-  return result.value;
+  return (await readWithProfile(db, account, [], read)).result;
 }
 
 /**
