@@ -1,3 +1,4 @@
+import { isoSeconds } from '../../shared/ports/clock';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GeneralEventType } from '../../shared/behavior/event-types';
@@ -278,7 +279,7 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
         text: kind.sentences.slice(0, 2).join(kind.language === 'zh-CN' ? '' : ' '),
         language: kind.language,
         durationSeconds: rng.int(kind.minutes[0] * 60, kind.minutes[1] * 60),
-        startedAt: new Date(day - 3 * 3_600_000 + rng.int(0, 59) * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        startedAt: isoSeconds(new Date(day - 3 * 3_600_000 + rng.int(0, 59) * 60_000)),
       };
       await expectOk('Syncing an offline record', call('POST', '/api/transcriptions', { body, token, at: morning, key: `seed-offline-${daysAgo}` }));
       saved++;

@@ -2,6 +2,7 @@
 // mini API tree-shakes to a few kilobytes where classic zod adds about 70 KB.
 import * as z from 'zod/mini';
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../behavior/event-types';
+import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 /**
  * The resources and bodies the API answers with, once. The endpoint wrapper parses every
@@ -30,12 +31,11 @@ const named = <T extends z.ZodMiniType>(build: () => T, meta: ComponentMeta): T 
   return schema;
 };
 
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 /** ISO 8601 UTC at second precision (contract section 2). */
 export const timestampSchema = /* @__PURE__ */ built(() =>
   z.string().check(
-    z.regex(TIMESTAMP),
+    z.regex(ISO_SECONDS_PATTERN),
     z.meta({ format: 'date-time', description: 'ISO 8601 UTC, second precision', examples: ['2026-01-29T10:30:00Z'] }),
   ),
 );

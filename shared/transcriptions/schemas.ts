@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { languageTagSchema, textField } from '../fields';
+import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 // Request bodies. The path and query schemas are in parameters.ts, so that the functions that
 // only read or delete do not build these at cold start.
@@ -20,7 +21,7 @@ const fields = {
   // Its range (5 minutes ahead at most, 366 days back at most) depends on the clock: checked by the service.
   startedAt: z.optional(
     z.string().check(
-      z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, 'must be ISO 8601 UTC at second precision, like 2026-01-29T10:30:00Z'),
+      z.regex(ISO_SECONDS_PATTERN, 'must be ISO 8601 UTC at second precision, like 2026-01-29T10:30:00Z'),
       z.meta({
         format: 'date-time',
         description: 'When the recording began (a device that was offline syncs later); at most 5 minutes ahead, at most 366 days back. Default: now',
