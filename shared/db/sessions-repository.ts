@@ -104,7 +104,7 @@ export async function readAccountSessions(db: Database, userId: number): Promise
  * already deleted (ending those too keeps the profile from growing).
  */
 export const sessionIdsOf = ({ book, items }: AccountSessions): string[] => [
-  ...new Set([...items.map((session) => session.sessionId), ...(book?.liveSessionIds ?? [])]),
+  ...new Set([...items.map((session) => session.sessionId), ...(book?.markedSessionIds ?? [])]),
 ];
 
 /** A sign-in that read an older session book: another sign-in got in between, so it reads again. */

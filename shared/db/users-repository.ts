@@ -106,17 +106,18 @@ export async function findUserForToken(db: Database, token: TokenSubject): Promi
   return profileHonours(result.Item, token) ? toUser(result.Item!) : undefined;
 }
 
-/** What the profile knows of an account's sessions: which are marked live, and its revision. */
+/** What the profile knows of an account's sessions: which are marked, and its revision. */
 export interface SessionBook {
   tokenVersion: number;
   /** Raised by every sign-in: a sign-in that read an older book retries (the 20-session cap). */
   sessionsRev: number;
-  liveSessionIds: string[];
+  /** Sessions with a marker: live, unless opened before a password reset or expired (see their items). */
+  markedSessionIds: string[];
 }
 
 /** Whether a book is still that of the token's account: its version, and its session's marker. */
 export const bookHonours = (book: SessionBook | undefined, token: TokenSubject): book is SessionBook =>
-  book !== undefined && book.tokenVersion === token.tokenVersion && (token.sessionId === undefined || book.liveSessionIds.includes(token.sessionId));
+  book !== undefined && book.tokenVersion === token.tokenVersion && (token.sessionId === undefined || book.markedSessionIds.includes(token.sessionId));
 
 export async function findSessionBook(db: Database, userId: number): Promise<SessionBook | undefined> {
   const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(userId), ConsistentRead: true }));
@@ -124,7 +125,7 @@ export async function findSessionBook(db: Database, userId: number): Promise<Ses
   return {
     tokenVersion: Number(result.Item.tokenVersion),
     sessionsRev: Number(result.Item.sessionsRev ?? 0),
-    liveSessionIds: sessionMarkersOf(result.Item),
+    markedSessionIds: sessionMarkersOf(result.Item),
   };
 }
 

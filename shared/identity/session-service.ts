@@ -54,11 +54,11 @@ export function sessionName(clientName: string | undefined, userAgent: string | 
 }
 
 const isLive = (session: SessionRecord, book: SessionBook, now: number) =>
-  session.tokenVersion === book.tokenVersion && book.liveSessionIds.includes(session.sessionId) && session.endsAt > now && session.idleEndsAt > now;
+  session.tokenVersion === book.tokenVersion && book.markedSessionIds.includes(session.sessionId) && session.endsAt > now && session.idleEndsAt > now;
 
-async function issueFor(ctx: ServiceContext, session: SessionRecord): Promise<IssuedTokens> {
+/** `now`: the moment the session's times were set from, so the token's expiry agrees with them. */
+async function issueFor(ctx: ServiceContext, session: SessionRecord, now: Date = ctx.clock.now()): Promise<IssuedTokens> {
   const { tokenSigningKey, refreshTokenKey } = await ctx.keys();
-  const now = ctx.clock.now();
   // An access token never outlives its session (the authorizer would not notice an idle end).
   const { token, expiresAt } = await issueToken(
     tokenSigningKey,
@@ -159,7 +159,9 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
     }
     const now = ctx.clock.now();
     const nowSeconds = epochSeconds(now);
-    if (!standing || standing.tokenVersion !== session.tokenVersion || !standing.liveSessionIds.includes(session.sessionId)) {
+    // The session's own standing, as its access tokens would be judged: opened at the account's
+    // current version (a password reset since ended it) and still marked.
+    if (!bookHonours(standing, session)) {
       await endSessionQuietly(ctx.db, session.userId, session.sessionId);
       throw new SessionEndedError('The session has ended. Sign in again.');
     }
@@ -175,7 +177,7 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
         idleEndsAt: nowSeconds + ctx.config.SESSION_IDLE_DAYS * DAY_SECONDS,
       };
       if (await rotateSession(ctx.db, session, next)) {
-        const tokens = await issueFor(ctx, { ...session, ...next });
+        const tokens = await issueFor(ctx, { ...session, ...next }, now);
         ctx.metrics.count('SignIns', 'refresh');
         return { userId: session.userId, ...tokens };
       }
