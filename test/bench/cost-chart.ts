@@ -8,13 +8,16 @@ import type { Breakdown, CostReport, Prices } from './cost-model';
  */
 const COLORS: Record<keyof Breakdown, string> = {
   apiGateway: '#4e79a7',
+  waf: '#a0cbe8',
   lambda: '#f28e2b',
   coldStarts: '#ffbe7d',
+  secretReads: '#d4a6c8',
   dynamoDb: '#59a14f',
   logs: '#e15759',
   xRay: '#b07aa1',
   dataTransfer: '#9c755f',
   storage: '#76b7b2',
+  fixedMonthly: '#8cd17d',
 };
 const ANCHOR_COLOR = '#bab0ac';
 const OURS_COLOR = '#2f4b7c';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { AuthorizerMeasure, OperationMeasure } from './cost-measure';
+import type { DeploymentInventory } from './cost-deployment';
 
 /**
  * The cost model of npm run cost: measured figures per operation (cost-measure.ts) times the
@@ -28,6 +29,14 @@ export const pricesSchema = z.object({
     cloudWatchLogsIngestionPerGb: priceSchema,
     xRayPerMillionTracesRecorded: priceSchema,
     secretsManagerPer10kApiCalls: priceSchema,
+    secretsManagerPerSecretMonth: priceSchema,
+    wafPerMillionRequests: priceSchema,
+    wafPerWebAclMonth: priceSchema,
+    wafPerRuleMonth: priceSchema,
+    cloudWatchPerAlarmMonth: priceSchema,
+    cloudWatchPerCompositeAlarmMonth: priceSchema,
+    cloudWatchPerDashboardMonth: priceSchema,
+    cloudWatchPerCustomMetricMonth: priceSchema,
     dataTransferOutPerGb: priceSchema,
     sesPerEmail: priceSchema,
   }),
@@ -57,6 +66,11 @@ export const profileSchema = z.object({
   minutesPerSession: z.number().positive(),
   /** Share of invocations that start a new container. */
   coldStartShare: z.number().min(0).max(1),
+  /**
+   * Containers each function keeps warm at this scale: each reads the root secret again once its
+   * copy is older than KEYS_MAX_AGE_SECONDS and a request comes (shared/ports/secrets.ts).
+   */
+  warmContainersPerFunction: z.number().nonnegative(),
   /** How long stored data stays, on average: the table holds this many months of each user's writes. */
   dataRetainedMonths: z.number().nonnegative(),
   /** Which channel verification codes go by: e-mail, and SMS by country (ISO code). Shares sum to 1. */
@@ -85,27 +99,34 @@ export interface AuthorizerInput extends AuthorizerMeasure {
 /** Where the money of a call goes, in USD. */
 export interface Breakdown {
   apiGateway: number;
+  waf: number;
   lambda: number;
   coldStarts: number;
+  secretReads: number;
   dynamoDb: number;
   logs: number;
   xRay: number;
   dataTransfer: number;
   storage: number;
+  /** What the deployment pays by the month whatever its traffic, shared by its users. */
+  fixedMonthly: number;
 }
 
 export const BREAKDOWN_LABELS: Record<keyof Breakdown, string> = {
   apiGateway: 'API Gateway requests',
+  waf: 'AWS WAF requests inspected',
   lambda: 'Lambda requests and duration',
-  coldStarts: 'cold starts (init duration, secret read)',
+  coldStarts: 'cold starts (init duration)',
+  secretReads: 'Secrets Manager reads (new and aged containers)',
   dynamoDb: 'DynamoDB reads and writes',
   logs: 'CloudWatch Logs ingestion',
   xRay: 'X-Ray traces',
   dataTransfer: 'data transfer out',
   storage: 'DynamoDB storage',
+  fixedMonthly: 'by the month: WAF ACL and rules, alarms, dashboard, metrics, secret',
 };
 
-const zero = (): Breakdown => ({ apiGateway: 0, lambda: 0, coldStarts: 0, dynamoDb: 0, logs: 0, xRay: 0, dataTransfer: 0, storage: 0 });
+const zero = (): Breakdown => ({ apiGateway: 0, waf: 0, lambda: 0, coldStarts: 0, secretReads: 0, dynamoDb: 0, logs: 0, xRay: 0, dataTransfer: 0, storage: 0, fixedMonthly: 0 });
 const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, value) => sum + value, 0);
 const GIB = 1024 ** 3;
 const SECONDS_PER_MONTH = 30 * 86_400;
@@ -127,6 +148,8 @@ export interface ModelSettings {
   authorizerCacheSeconds: number;
   /** The stack's sampling rule (infra/stack.ts API_TRACE_SAMPLING). */
   traceSampling: TraceSampling;
+  /** KEYS_MAX_AGE_SECONDS of the deployment: how long a container uses its copy of the root secret. */
+  keysMaxAgeSeconds: number;
 }
 
 /** The share of requests X-Ray records at a steady `requestsPerSecond`. */
@@ -142,11 +165,14 @@ const lambdaDuration = (memoryMb: number, ms: number, prices: Prices['prices']) 
 export function callCost(operation: PricedInput, prices: Prices['prices'], profile: UsageProfile, xRayShare: number): Breakdown {
   const cost = zero();
   cost.apiGateway = prices.apiGatewayRestPerMillionRequests.usd / 1e6;
+  // The web ACL is associated with the stage: WAF inspects every request, not only code requests.
+  cost.waf = prices.wafPerMillionRequests.usd / 1e6;
   // Lambda bills duration rounded up to the millisecond.
   cost.lambda = prices.lambdaPerMillionRequests.usd / 1e6 + lambdaDuration(operation.memoryMb, Math.ceil(operation.handlerMs), prices);
-  cost.coldStarts =
-    profile.coldStartShare *
-    (lambdaDuration(operation.memoryMb, Math.ceil(operation.initMs), prices) + (operation.secretPerColdStart ? prices.secretsManagerPer10kApiCalls.usd / 1e4 : 0));
+  cost.coldStarts = profile.coldStartShare * lambdaDuration(operation.memoryMb, Math.ceil(operation.initMs), prices);
+  // A new container reads the root secret before its first answer; re-reads of aged copies are
+  // priced per function in agedSecretReads.
+  cost.secretReads = operation.secretPerColdStart ? (profile.coldStartShare * prices.secretsManagerPer10kApiCalls.usd) / 1e4 : 0;
   cost.dynamoDb = (operation.readUnits * prices.dynamoDbPerMillionReadUnits.usd + operation.writeUnits * prices.dynamoDbPerMillionWriteUnits.usd) / 1e6;
   cost.logs = ((operation.functionLogBytes + operation.accessLogBytes) / GIB) * prices.cloudWatchLogsIngestionPerGb.usd;
   cost.xRay = (xRayShare * prices.xRayPerMillionTracesRecorded.usd) / 1e6;
@@ -158,12 +184,34 @@ export function callCost(operation: PricedInput, prices: Prices['prices'], profi
 export function authorizerCost(measure: AuthorizerInput, prices: Prices['prices'], profile: UsageProfile): Breakdown {
   const cost = zero();
   cost.lambda = prices.lambdaPerMillionRequests.usd / 1e6 + lambdaDuration(measure.memoryMb, Math.ceil(measure.handlerMs), prices);
-  cost.coldStarts =
-    profile.coldStartShare *
-    (lambdaDuration(measure.memoryMb, Math.ceil(measure.initMs), prices) + (measure.secretPerColdStart ? prices.secretsManagerPer10kApiCalls.usd / 1e4 : 0));
+  cost.coldStarts = profile.coldStartShare * lambdaDuration(measure.memoryMb, Math.ceil(measure.initMs), prices);
+  cost.secretReads = measure.secretPerColdStart ? (profile.coldStartShare * prices.secretsManagerPer10kApiCalls.usd) / 1e4 : 0;
   cost.dynamoDb = (measure.readUnits * prices.dynamoDbPerMillionReadUnits.usd + measure.writeUnits * prices.dynamoDbPerMillionWriteUnits.usd) / 1e6;
   cost.logs = (measure.functionLogBytes / GIB) * prices.cloudWatchLogsIngestionPerGb.usd;
   return cost;
+}
+
+/**
+ * Re-reads of the root secret a month by one function: each warm container reads it again on
+ * the first request after its copy is KEYS_MAX_AGE_SECONDS old, so at most once per container
+ * per window, and never more often than the function is called.
+ */
+export function agedSecretReads(invocationsPerMonth: number, profile: UsageProfile, keysMaxAgeSeconds: number): number {
+  if (keysMaxAgeSeconds <= 0) return invocationsPerMonth;
+  return Math.min(invocationsPerMonth, profile.warmContainersPerFunction * (SECONDS_PER_MONTH / keysMaxAgeSeconds));
+}
+
+/** USD a month the deployment pays whatever its traffic (cost-deployment.ts counts what is in the stack). */
+export function fixedMonthlyUsd(deployment: DeploymentInventory, prices: Prices['prices']): number {
+  return (
+    deployment.webAcls * prices.wafPerWebAclMonth.usd +
+    deployment.wafRules * prices.wafPerRuleMonth.usd +
+    deployment.alarms * prices.cloudWatchPerAlarmMonth.usd +
+    deployment.compositeAlarms * prices.cloudWatchPerCompositeAlarmMonth.usd +
+    deployment.dashboards * prices.cloudWatchPerDashboardMonth.usd +
+    deployment.customMetrics * prices.cloudWatchPerCustomMetricMonth.usd +
+    deployment.secrets * prices.secretsManagerPerSecretMonth.usd
+  );
 }
 
 /** USD per verification message, averaged over the profile's channels. */
@@ -202,6 +250,10 @@ export interface CostReport {
     requestsPerUserPerMonth: number;
     authorizerInvocationsPerUserPerMonth: number;
     xRaySampledShare: number;
+    /** What the monthly charges are for, and their sum (USD a month, any scale). */
+    deployment: DeploymentInventory & { fixedMonthlyUsd: number };
+    /** Root-secret reads a user a month beyond cold starts (aged copies in warm containers). */
+    agedSecretReadsPerUserPerMonth: number;
     /** USD per 1 000 MAU by component, messaging excluded. */
     perThousandMauByComponent: Breakdown;
     /** USD per 1 000 MAU of each operation (its calls), storage included, authorizer apart. */
@@ -228,6 +280,7 @@ export interface ModelInput {
   prices: Prices;
   profile: UsageProfile;
   settings: ModelSettings;
+  deployment: DeploymentInventory;
 }
 
 /** The identity part of the API: what Cognito or Firebase Auth would replace. */
@@ -245,7 +298,7 @@ export function costReport(input: ModelInput): CostReport {
 }
 
 function sums(
-  { operations, authorizer, prices, profile, settings }: ModelInput,
+  { operations, authorizer, prices, profile, settings, deployment }: ModelInput,
   withPerItemTransactions = { perThousandMauUsd: Number.NaN, dynamoDbPerThousandMauUsd: Number.NaN },
 ): CostReport {
   const byId = new Map(operations.map((operation) => [operation.operation, operation]));
@@ -292,8 +345,19 @@ function sums(
   addScaled(perUser, authorizerMonthly, 1);
   addScaled(identity, authorizerMonthly, 1);
 
-  const storagePerUser = perUser.storage;
-  const perMillionRequestsUsd = requestsPerUser > 0 ? ((total(perUser) - storagePerUser) / requestsPerUser) * 1e6 : 0;
+  // Per user: the deployment's monthly charges and the aged-secret re-reads, spread over its users.
+  const secretReadPrice = prices.prices.secretsManagerPer10kApiCalls.usd / 1e4;
+  const readsOf = (invocationsPerUser: number) => agedSecretReads(invocationsPerUser * profile.mau, profile, settings.keysMaxAgeSeconds) / profile.mau;
+  const secretReReads =
+    operations.filter((operation) => operation.secretPerColdStart).reduce((sum, operation) => sum + readsOf(calls(operation.operation)), 0) +
+    (authorizer.secretPerColdStart ? readsOf(authorizerRuns) : 0);
+  perUser.secretReads += secretReReads * secretReadPrice;
+  identity.secretReads += secretReReads * secretReadPrice;
+  const fixedMonthly = fixedMonthlyUsd(deployment, prices.prices);
+  perUser.fixedMonthly += fixedMonthly / profile.mau;
+
+  // Per request of the mix: what grows with requests (storage and the monthly charges do not).
+  const perMillionRequestsUsd = requestsPerUser > 0 ? ((total(perUser) - perUser.storage - perUser.fixedMonthly) / requestsPerUser) * 1e6 : 0;
   const messages = operations.reduce((sum, operation) => sum + calls(operation.operation) * (operation.messages.email + operation.messages.sms), 0);
   const perThousandMauUsd = total(perUser) * 1000;
   const goalAnchor = prices.anchors.find((anchor) => anchor.name === GOAL_ANCHOR);
@@ -309,6 +373,8 @@ function sums(
       requestsPerUserPerMonth: round(requestsPerUser, 3),
       authorizerInvocationsPerUserPerMonth: round(authorizerRuns, 3),
       xRaySampledShare: round(xRayShare, 4),
+      deployment: { ...deployment, fixedMonthlyUsd: round(fixedMonthly, 4) },
+      agedSecretReadsPerUserPerMonth: round(secretReReads, 6),
       perThousandMauByComponent: Object.fromEntries(Object.entries(perUser).map(([key, value]) => [key, round(value * 1000, 4)])) as unknown as Breakdown,
       perThousandMauByOperation: perOperation.map((entry) => ({ ...entry, usd: round(entry.usd, 4) })).sort((a, b) => b.usd - a.usd),
       authorizerPerThousandMauUsd: round(total(authorizerMonthly) * 1000, 4),

@@ -8,6 +8,7 @@ import { costChart } from './cost-chart';
 import { measureOperations, routesWithoutDriver } from './cost-measure';
 import type { Measured } from './cost-measure';
 import { BUDGET_FILE, readPrices, readProfile } from './cost-data';
+import { deploymentInventory } from './cost-deployment';
 import type { BudgetRow } from './cost-data';
 import { BREAKDOWN_LABELS, costReport } from './cost-model';
 import type { Breakdown, CostReport, Prices, UsageProfile } from './cost-model';
@@ -103,6 +104,12 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
         (Object.keys(parts) as (keyof Breakdown)[]).map((key) => [BREAKDOWN_LABELS[key], parts[key].toFixed(3), `${((parts[key] / report.perThousandMauUsd) * 100).toFixed(1)} %`]),
       ),
   );
+  const fixed = report.details.deployment;
+  out.push(
+    `by the month, whatever the traffic (${fixed.stage} stage): ${fixed.webAcls} WAF web ACL with ${fixed.wafRules} rules, ${fixed.alarms} alarms, ` +
+      `${fixed.dashboards} dashboard, ${fixed.customMetrics} custom metrics, ${fixed.secrets} secret: $${fixed.fixedMonthlyUsd.toFixed(2)} a month ` +
+      `($${((fixed.fixedMonthlyUsd / profile.mau) * 1000).toFixed(3)} per 1 000 MAU at this scale)`,
+  );
   out.push(
     `\nTop operations, USD per 1 000 MAU a month\n` +
       table(
@@ -141,6 +148,8 @@ async function main() {
   const missing = routesWithoutDriver();
   if (missing.length > 0) log(`warning: no driver in test/bench/cost-drivers.ts, not measured: ${missing.join(', ')}`);
 
+  log('counting what the prod stage pays by the month (cdk synth, no bundling)');
+  const deployment = deploymentInventory(profile);
   const init = await initTimes();
   const fallbackInit = Math.max(...init.values());
   log('starting DynamoDB Local; seeding a typical account through the handlers');
@@ -154,12 +163,14 @@ async function main() {
   } finally {
     await bench.close();
   }
+  const defaults = parseConfig({ TABLE_NAME: 'cost' });
   const report = costReport({
     operations: measured.operations.map((operation) => ({ ...operation, initMs: init.get(operation.operation) ?? fallbackInit })),
     authorizer: { ...measured.authorizer, initMs: init.get(AUTHORIZER) ?? fallbackInit },
     prices,
     profile,
-    settings: { authorizerCacheSeconds: parseConfig({ TABLE_NAME: 'cost' }).AUTHORIZER_CACHE_SECONDS, traceSampling: API_TRACE_SAMPLING },
+    settings: { authorizerCacheSeconds: defaults.AUTHORIZER_CACHE_SECONDS, traceSampling: API_TRACE_SAMPLING, keysMaxAgeSeconds: defaults.KEYS_MAX_AGE_SECONDS },
+    deployment,
   });
   print(report, measured, profile, prices);
 

@@ -5,7 +5,9 @@ import { unitsOf } from '../bench/consumed-capacity';
 import { readBudget, readPrices, readProfile } from '../bench/cost-data';
 import { accessLogBytes, platformLogBytes, routesWithoutDriver } from '../bench/cost-measure';
 import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure';
-import { callCost, costReport, messageCost, sampledShare } from '../bench/cost-model';
+import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
+import type { DeploymentInventory } from '../bench/cost-deployment';
+import { agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
 /**
@@ -64,6 +66,7 @@ describe('cost model arithmetic', () => {
     sessionsPerUserPerMonth: 10,
     minutesPerSession: 12,
     coldStartShare: 0,
+    warmContainersPerFunction: 2,
     dataRetainedMonths: 0,
     codeChannels: { email: 1, sms: {} },
   };
@@ -97,9 +100,14 @@ describe('cost model arithmetic', () => {
     initMs: 40,
   };
 
+  const nothingMonthly: DeploymentInventory = { stage: 'test', webAcls: 0, wafRules: 0, alarms: 0, compositeAlarms: 0, dashboards: 0, secrets: 0, customMetrics: 0 };
+  const settings = { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 }, keysMaxAgeSeconds: 300 };
+
   it('prices a call: gateway, a request and billed milliseconds of Lambda, and its units', () => {
     const cost = callCost(measure('GET /api/users/me'), prices.prices, profile, 0);
     expect(cost.apiGateway * 1e6).toBeCloseTo(3.5, 9);
+    // The web ACL sits on the stage: WAF inspects this request too.
+    expect(cost.waf * 1e6).toBeCloseTo(0.6, 9);
     // 256 MB for 10 ms (9.2 rounded up) and one request.
     expect(cost.lambda).toBeCloseTo(0.2 / 1e6 + 0.25 * 0.01 * 0.0000133334, 15);
     expect(cost.dynamoDb * 1e6).toBeCloseTo(0.125, 9);
@@ -118,7 +126,8 @@ describe('cost model arithmetic', () => {
       authorizer,
       prices,
       profile,
-      settings: { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 } },
+      settings,
+      deployment: nothingMonthly,
     });
     expect(report.details.unknownOperations).toEqual(['POST /api/not/yet']);
     expect(report.details.requestsPerUserPerMonth).toBe(101);
@@ -136,9 +145,58 @@ describe('cost model arithmetic', () => {
       authorizer,
       prices,
       profile: { ...profile, callsPerUserPerMonth: { 'GET /api/users/me': 4 } },
-      settings: { authorizerCacheSeconds: 0, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 } },
+      settings: { ...settings, authorizerCacheSeconds: 0 },
+      deployment: nothingMonthly,
     });
     expect(report.details.authorizerInvocationsPerUserPerMonth).toBe(4);
+  });
+
+  it('spreads what the deployment pays by the month over its users, and keeps it out of the price per request', () => {
+    const deployment = { ...nothingMonthly, webAcls: 1, wafRules: 2, alarms: 10, dashboards: 1, customMetrics: 20, secrets: 1 };
+    // $5 + 2 x $1 + 10 x $0.10 + $3 + 20 x $0.30 + $0.40
+    expect(fixedMonthlyUsd(deployment, prices.prices)).toBeCloseTo(17.4, 9);
+    const input = { operations: [measure('GET /api/users/me')], authorizer: { ...authorizer, secretPerColdStart: false }, prices, profile, settings };
+    const without = costReport({ ...input, deployment: nothingMonthly });
+    const withCharges = costReport({ ...input, deployment });
+    expect(withCharges.perThousandMauUsd - without.perThousandMauUsd).toBeCloseTo((17.4 / 100_000) * 1000, 9);
+    expect(withCharges.details.perThousandMauByComponent.fixedMonthly).toBeCloseTo(0.174, 4);
+    expect(withCharges.perMillionRequestsUsd).toBe(without.perMillionRequestsUsd);
+    // Ten times fewer users carry ten times the share each.
+    const small = costReport({ ...input, profile: { ...profile, mau: 10_000 }, deployment });
+    expect(small.details.perThousandMauByComponent.fixedMonthly).toBeCloseTo(1.74, 4);
+  });
+
+  it('re-reads the root secret once per warm container and key age, never more often than a function is called', () => {
+    // 30 days of 5-minute windows, 2 containers: 17 280 reads at most.
+    expect(agedSecretReads(1_000_000, profile, 300)).toBe(17_280);
+    expect(agedSecretReads(5_000, profile, 300)).toBe(5_000);
+    const report = costReport({
+      operations: [measure('POST /api/verify-code/send', { auth: 'none', secretPerColdStart: true })],
+      authorizer,
+      prices,
+      profile: { ...profile, callsPerUserPerMonth: { 'POST /api/verify-code/send': 1 } },
+      settings,
+      deployment: nothingMonthly,
+    });
+    // 100 000 sends a month read at most 17 280 times; the authorizer is not run (no Bearer calls).
+    expect(report.details.agedSecretReadsPerUserPerMonth).toBeCloseTo(17_280 / 100_000, 6);
+    expect(report.details.perThousandMauByComponent.secretReads).toBeCloseTo((17_280 / 100_000) * (0.05 / 1e4) * 1000, 4);
+  });
+
+  it('counts the monthly charges in the synthesized template, and one custom metric per dimension value', () => {
+    const resources = {
+      acl: { Type: 'AWS::WAFv2::WebACL', Properties: { Rules: [{}, {}, {}] } },
+      a: { Type: 'AWS::CloudWatch::Alarm' },
+      b: { Type: 'AWS::CloudWatch::Alarm' },
+      d: { Type: 'AWS::CloudWatch::Dashboard' },
+      s: { Type: 'AWS::SecretsManager::Secret' },
+      f: { Type: 'AWS::Lambda::Function' },
+    };
+    const counted = inventoryOf(resources, 'prod', profile);
+    expect(counted).toMatchObject({ webAcls: 1, wafRules: 3, alarms: 2, compositeAlarms: 0, dashboards: 1, secrets: 1 });
+    // SMS to more countries makes more `country` series.
+    const moreCountries = { ...profile, codeChannels: { email: 0, sms: { US: 0.5, GB: 0.5 } } };
+    expect(customMetricSeries(moreCountries) - customMetricSeries(profile)).toBe(2);
   });
 
   it('averages a message over the channels of the profile', () => {
