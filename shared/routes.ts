@@ -162,6 +162,7 @@ export const routes = [
   route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('POST', '/api/behavior/events/batch', 'functions/behavior/record-events.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/behavior/translation', 'functions/behavior/list-translation.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/behavior/voice-provider', 'functions/behavior/list-voice-provider.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/behavior/language-choice', 'functions/behavior/list-language-choice.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),

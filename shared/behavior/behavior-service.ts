@@ -1,6 +1,6 @@
 import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
-import { insertEvent, listEvents, readStats } from '../db/events-repository';
+import { insertEvent, insertEvents, listEvents, readStats } from '../db/events-repository';
 import type { BehaviorEvent } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
@@ -12,7 +12,7 @@ import type { ServiceContext } from '../service-context';
 // functions that only read events (stats, the lists) have no request body to validate.
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { EventType } from './event-types';
-import type { GeneralEventInput } from './schemas';
+import type { EventBatchInput, GeneralEventInput } from './schemas';
 
 export type Confirmation = ReturnType<typeof succeeded>;
 
@@ -39,6 +39,30 @@ export function recordLogin(ctx: ServiceContext, account: AccountRef, location: 
 /** A general event (seed 4.14), its value already checked against its type's rule. */
 export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, remember: Remember<Confirmation> = () => []) {
   return record(ctx, account, { eventType: input.eventType, eventValue: input.eventValue, location: null }, 'Event recorded.', remember);
+}
+
+/**
+ * General events sent together (the app queues them and sends them when it opens): one request
+ * and one transaction instead of one of each per event; all are recorded or none. They are
+ * stamped with the time they arrive, as single events are, and ordered as sent: ids are handed out
+ * in that order and an event's position is its time, then its id.
+ */
+export async function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, remember: Remember<Confirmation> = () => []) {
+  const now = ctx.clock.now();
+  const eventIds: number[] = [];
+  for (let index = 0; index < input.events.length; index++) eventIds.push(await allocateId(ctx.db, 'event'));
+  const events = input.events.map((event, index) => ({
+    eventId: eventIds[index]!,
+    eventType: event.eventType,
+    eventValue: event.eventValue,
+    location: null,
+    createdAt: isoSeconds(now),
+    createdAtMs: now.toISOString(),
+  }));
+  const response = succeeded(input.events.length === 1 ? '1 event recorded.' : `${input.events.length} events recorded.`);
+  await insertEvents(ctx.db, account, events, remember(response));
+  for (let index = 0; index < events.length; index++) ctx.metrics.count('EventsRecorded');
+  return response;
 }
 
 /** One type's events, newest first. */

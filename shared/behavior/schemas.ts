@@ -52,3 +52,20 @@ export const loginBody = z.object({
     z.meta({ description: 'Free text', examples: ['Shanghai, China'] }),
   ),
 });
+
+/**
+ * The most events one batch takes: a few days of an app's interface choices (about a dozen a
+ * day) queued while offline. With the account check, the idempotency record and one statistics
+ * item per type, a batch stays far inside DynamoDB's 100 items per transaction.
+ */
+export const MAX_EVENTS_PER_BATCH = 50;
+
+/** `POST /api/behavior/events/batch`: general events as `POST /api/behavior/events` takes them, oldest first. */
+export const eventBatchBody = z.object({
+  events: z.array(eventBody).check(
+    z.minLength(1, 'must hold at least one event'),
+    z.maxLength(MAX_EVENTS_PER_BATCH, `must hold at most ${MAX_EVENTS_PER_BATCH} events`),
+    z.meta({ description: `1 to ${MAX_EVENTS_PER_BATCH} events, in the order they happened (the last of a type becomes its lastValue)` }),
+  ),
+});
+export type EventBatchInput = z.output<typeof eventBatchBody>;

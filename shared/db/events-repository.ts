@@ -28,8 +28,12 @@ export interface TypeStats {
   lastValue: string | null;
 }
 
-/** Thrown when the statistics already hold a later event than the one being recorded. */
-class NewerEventRecorded extends Error {}
+/** Thrown when the statistics of `eventType` already hold a later event than the one being recorded. */
+class NewerEventRecorded extends Error {
+  constructor(readonly eventType: string) {
+    super(`a later ${eventType} event is recorded`);
+  }
+}
 
 // One shape per event type, built on first use: a list request then compiles no pattern.
 const eventLists = new Map<string, ListShape>();
@@ -58,17 +62,17 @@ const toEvent = (item: Record<string, unknown>): BehaviorEvent => ({
 const position = (event: NewEvent) => `${event.createdAtMs}#${padId(event.eventId)}`;
 
 /**
- * The statistics of the event's type, changed in the event's transaction. The count is an ADD,
+ * The statistics of one type, changed in the transaction of its events. The count is an ADD,
  * exact under any concurrency. `lastValue` must be the value of the latest event, which is not
  * necessarily the last one to commit, so it is set only by an event positioned after the one it
  * holds; an earlier event that commits late is counted and leaves the value alone. Login events
- * have no value: they only count.
+ * have no value: they only count. `latest` is the latest of this transaction's events of the type.
  */
-function statsChange(db: Database, userId: number, event: NewEvent, withLastValue: boolean): GuardedWrite {
-  const Key = keys.eventStats(userId, event.eventType);
-  if (!withLastValue || event.eventValue === null) {
+function statsChange(db: Database, userId: number, latest: NewEvent, count: number, withLastValue: boolean): GuardedWrite {
+  const Key = keys.eventStats(userId, latest.eventType);
+  if (!withLastValue || latest.eventValue === null) {
     return {
-      item: { Update: { TableName: db.tableName, Key, UpdateExpression: 'ADD eventCount :one', ExpressionAttributeValues: { ':one': 1 } } },
+      item: { Update: { TableName: db.tableName, Key, UpdateExpression: 'ADD eventCount :count', ExpressionAttributeValues: { ':count': count } } },
     };
   }
   return {
@@ -76,21 +80,38 @@ function statsChange(db: Database, userId: number, event: NewEvent, withLastValu
       Update: {
         TableName: db.tableName,
         Key,
-        UpdateExpression: 'ADD eventCount :one SET lastValue = :value, lastPosition = :position',
+        UpdateExpression: 'ADD eventCount :count SET lastValue = :value, lastPosition = :position',
         ConditionExpression: 'attribute_not_exists(lastPosition) OR lastPosition < :position',
-        ExpressionAttributeValues: { ':one': 1, ':value': event.eventValue, ':position': position(event) },
+        ExpressionAttributeValues: { ':count': count, ':value': latest.eventValue, ':position': position(latest) },
       },
     },
-    onConditionFailed: () => new NewerEventRecorded(),
+    onConditionFailed: () => new NewerEventRecorded(latest.eventType),
   };
 }
 
-/** Records an event and its statistics in one transaction with the account check and `alongside`. */
-export async function insertEvent(db: Database, account: AccountRef, event: NewEvent, alongside: GuardedWrite[]): Promise<void> {
-  const writes = (withLastValue: boolean): GuardedWrite[] => [
+/** Per type: how many of `events` it has and the latest of them (a transaction may touch an item once). */
+function byType(events: readonly NewEvent[]): Map<string, { latest: NewEvent; count: number }> {
+  const types = new Map<string, { latest: NewEvent; count: number }>();
+  for (const event of events) {
+    const entry = types.get(event.eventType);
+    if (!entry) types.set(event.eventType, { latest: event, count: 1 });
+    else types.set(event.eventType, { latest: position(event) > position(entry.latest) ? event : entry.latest, count: entry.count + 1 });
+  }
+  return types;
+}
+
+/**
+ * Records events and their statistics in one transaction with the account check and
+ * `alongside`: all of them or, if any write fails, none. A type whose statistics already hold a
+ * later event is written again counting only (its `lastValue` stays), the others as they were.
+ */
+export async function insertEvents(db: Database, account: AccountRef, events: readonly NewEvent[], alongside: GuardedWrite[]): Promise<void> {
+  const types = byType(events);
+  const countOnly = new Set<string>();
+  const writes = (): GuardedWrite[] => [
     accountIsCurrent(db, account),
     ...alongside,
-    {
+    ...events.map((event) => ({
       item: {
         Put: {
           TableName: db.tableName,
@@ -102,16 +123,24 @@ export async function insertEvent(db: Database, account: AccountRef, event: NewE
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-    },
-    statsChange(db, account.userId, event, withLastValue),
+    })),
+    ...[...types.values()].map(({ latest, count }) => statsChange(db, account.userId, latest, count, !countOnly.has(latest.eventType))),
   ];
-  try {
-    await writeAtomically(db, writes(true), USER_WRITE_RETRY);
-  } catch (error) {
-    if (!(error instanceof NewerEventRecorded)) throw error;
-    await writeAtomically(db, writes(false), USER_WRITE_RETRY);
+  // At most one more attempt per type: each failure moves one type to counting only.
+  for (;;) {
+    try {
+      await writeAtomically(db, writes(), USER_WRITE_RETRY);
+      return;
+    } catch (error) {
+      if (!(error instanceof NewerEventRecorded) || countOnly.has(error.eventType)) throw error;
+      countOnly.add(error.eventType);
+    }
   }
 }
+
+/** Records one event: insertEvents of one. */
+export const insertEvent = (db: Database, account: AccountRef, event: NewEvent, alongside: GuardedWrite[]): Promise<void> =>
+  insertEvents(db, account, [event], alongside);
 
 /** The user's events of one type, newest first. */
 export async function listEvents(db: Database, userId: number, eventType: string, page: PageRequest): Promise<Page<BehaviorEvent>> {

@@ -182,6 +182,22 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   'POST /api/behavior/login': { prepare: async ({ typical }) => ({ account: typical, body: { location: 'Shanghai, CN' } }) },
   'GET /api/behavior/login': { prepare: async (context) => sessionOf(context) },
   'POST /api/behavior/events': { prepare: async ({ typical }) => ({ account: typical, body: { eventType: 'subtitle_layout', eventValue: 'bottom' } }) },
+  // What an app open flushes: half a day of interface choices (the profile's dozen a day, sent twice a day).
+  'POST /api/behavior/events/batch': {
+    prepare: async ({ typical }) => ({
+      account: typical,
+      body: {
+        events: [
+          { eventType: 'subtitle_layout', eventValue: 'bottom' },
+          { eventType: 'translation_on', eventValue: 'true' },
+          { eventType: 'language_choice', eventValue: 'zh-CN' },
+          { eventType: 'voice_provider', eventValue: 'azure' },
+          { eventType: 'ambient_sound', eventValue: 'enabled' },
+          { eventType: 'subtitle_layout', eventValue: 'top' },
+        ],
+      },
+    }),
+  },
   'GET /api/behavior/translation': { prepare: async (context) => sessionOf(context) },
   'GET /api/behavior/voice-provider': { prepare: async (context) => sessionOf(context) },
   'GET /api/behavior/language-choice': { prepare: async (context) => sessionOf(context) },

@@ -332,6 +332,12 @@ describe('behavior', () => {
     expect((await call('POST', '/api/behavior/events', { token: alice.token, body: { eventType: 'login', eventValue: 'x' } })).status).toBe(400);
     expect((await call('POST', '/api/behavior/events', { body: events[0] })).status).toBe(401);
     expect((await call('POST', '/api/behavior/events', tooLarge(alice.token))).status).toBe(413);
+    const batchKey = { 'Idempotency-Key': 'b-1' };
+    expect((await call('POST', '/api/behavior/events/batch', { token: alice.token, body: { events: events.slice(0, 3) }, headers: batchKey })).status).toBe(200);
+    expect((await call('POST', '/api/behavior/events/batch', { token: alice.token, body: { events: events.slice(1, 3) }, headers: batchKey })).status).toBe(422);
+    expect((await call('POST', '/api/behavior/events/batch', { token: alice.token, body: { events: [] } })).status).toBe(400);
+    expect((await call('POST', '/api/behavior/events/batch', { body: { events } })).status).toBe(401);
+    expect((await call('POST', '/api/behavior/events/batch', tooLarge(alice.token))).status).toBe(413);
 
     for (const list of ['login', 'translation', 'voice-provider', 'language-choice']) {
       const page = await call('GET', `/api/behavior/${list}?limit=1`, { token: alice.token });

@@ -236,6 +236,13 @@ beforeAll(async () => {
     await call(api, 'POST', '/api/behavior/events', { ...auth, body: { eventType: 'subtitle_layout', eventValue: 'bottom' }, headers: eventKey });
     for (const path of ['translation', 'voice-provider', 'language-choice', 'stats']) await call(api, 'GET', `/api/behavior/${path}?limit=1`, auth);
   });
+  await world(async (api) => {
+    const auth = { token: (await signIn(api, uniqueEmail('grants-event-batches'))).token };
+    const batchKey = { 'Idempotency-Key': randomUUID() };
+    const events = [{ eventType: 'subtitle_layout', eventValue: 'top' }, { eventType: 'translation_on', eventValue: 'true' }, { eventType: 'subtitle_layout', eventValue: 'bottom' }];
+    await call(api, 'POST', '/api/behavior/events/batch', { ...auth, body: { events }, headers: batchKey });
+    await call(api, 'POST', '/api/behavior/events/batch', { ...auth, body: { events }, headers: batchKey });
+  });
 
   // The resources of one account, then its deletion; and an interrupted deletion the job finishes.
   await world(async (api) => {

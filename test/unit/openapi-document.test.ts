@@ -168,11 +168,11 @@ describe('each operation', () => {
     expect(retryAfter('/verify-code/verify')).toBeUndefined();
   });
 
-  it('takes an Idempotency-Key on the three POSTs of the contract, and only there', () => {
+  it('takes an Idempotency-Key on the three POSTs of the contract and the event batch, and only there', () => {
     const withKey = operations(fresh)
       .filter(({ operation }) => operation.parameters?.some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey'))
       .map(({ id }) => id);
-    expect(withKey.sort()).toEqual(['POST /behavior/events', 'POST /behavior/login', 'POST /transcriptions']);
+    expect(withKey.sort()).toEqual(['POST /behavior/events', 'POST /behavior/events/batch', 'POST /behavior/login', 'POST /transcriptions']);
     expect(fresh.components.parameters!.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
   });
 

@@ -1,0 +1,21 @@
+import { recordEvents } from '../../shared/behavior/behavior-service';
+import { eventBatchBody } from '../../shared/behavior/schemas';
+import { database } from '../../shared/db/client';
+import { endpoint } from '../../shared/http/endpoint';
+import { idempotentIn } from '../../shared/http/idempotency';
+import { successResponse } from '../../shared/http/response-shapes.generated';
+
+/** Records general events sent together, all or none; honours Idempotency-Key. */
+export const handler = endpoint('POST /api/behavior/events/batch', {
+  adapters: { database },
+  body: eventBatchBody,
+  response: successResponse,
+  idempotency: idempotentIn('behavior-events-batch'),
+  docs: {
+    summary: 'Record behavior events together',
+    description:
+      'The events of POST /api/behavior/events, up to 50 in one request and one transaction: every event is recorded or none is. ' +
+      'An app that queues its interface events and sends them when it opens pays for one request instead of one per event.',
+  },
+  run: ({ body, caller, remember }, ctx) => recordEvents(ctx, caller, body, remember),
+});
