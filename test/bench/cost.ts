@@ -26,6 +26,7 @@ import { startBench } from './harness';
  *   --mau N          the scale to compute at, instead of the profile's `mau` (X-Ray sampling depends on it)
  *   --json FILE      writes the report as JSON
  *   --svg FILE       writes the chart (the README's is cost/cost-per-thousand-mau.svg)
+ *   --markdown FILE  writes the per-operation table as the README's "What it costs" shows it
  *   --bench FILE     takes init times from a `npm run bench -- --json` report instead of measuring
  *   --cold-runs N    fresh-process imports per function for init times (default 5)
  *   --repeats N      measured calls per operation (default 5)
@@ -136,6 +137,25 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** The README's per-operation table: the measured counts, and the dollars of one call and of the profile's calls. */
+function markdownTable(report: CostReport, measured: Measured, profile: UsageProfile): string {
+  const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
+  const perThousandOf = new Map(report.details.perThousandMauByOperation.map((row) => [row.operation, row.usd]));
+  const authorizer = measured.authorizer;
+  const rows = [
+    '| operation | calls / user / month | DynamoDB requests | RCU | WCU (Local) | WCU per item (AWS floor) | handler ms | MB | log bytes | $ per million calls | $ per 1 000 MAU |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...report.operations.map(
+      (row) =>
+        `| ${row.operation} | ${profile.callsPerUserPerMonth[row.operation] ?? 0} | ${row.dynamoRequests} | ${row.readUnits} | ${row.writeUnits} | ` +
+        `${perItemOf.get(row.operation) ?? ''} | ${row.handlerMs.toFixed(1)} | ${row.memoryMb} | ${row.logBytes} | ${row.usdPerMillion.toFixed(2)} | ${(perThousandOf.get(row.operation) ?? 0).toFixed(3)} |`,
+    ),
+    `| authorizer (per run) | ${report.details.authorizerInvocationsPerUserPerMonth} runs | ${authorizer.dynamoRequests} | ${authorizer.readUnits} | ${authorizer.writeUnits} | 0 | ` +
+      `${authorizer.handlerMs.toFixed(1)} | ${authorizer.memoryMb} | ${authorizer.functionLogBytes} | ${report.details.authorizerUsdPerMillionRuns.toFixed(2)} | ${report.details.authorizerPerThousandMauUsd.toFixed(3)} |`,
+  ];
+  return `${rows.join('\n')}\n`;
+}
+
 async function main() {
   const profileFile = option('--profile');
   const pricesFile = option('--prices');
@@ -178,6 +198,11 @@ async function main() {
   if (jsonFile) {
     writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
     log(`JSON written to ${jsonFile}`);
+  }
+  const markdownFile = option('--markdown');
+  if (markdownFile) {
+    writeFileSync(markdownFile, markdownTable(report, measured, profile));
+    log(`table written to ${markdownFile}`);
   }
   const svgFile = option('--svg');
   if (svgFile) {
