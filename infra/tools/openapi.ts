@@ -12,7 +12,6 @@ import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { errorBodySchema } from '../../shared/http/schemas';
 import { SUPPORTED_LOCALES } from '../../shared/identity/messages';
 import { VERSION_PREFIX, routeId, routes } from '../../shared/routes';
-import { responseSchemaOf } from './response-shapes';
 import type { RouteDefinition } from '../../shared/routes';
 import { PROJECT_ROOT } from '../project-root';
 
@@ -326,7 +325,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     byStatus.set(mapped.status, [...(byStatus.get(mapped.status) ?? []), name]);
   }
 
-  const responseSchema = converter.convert(responseSchemaOf(definition.response), 'output');
+  const responseSchema = converter.convert(definition.response, 'output');
   const successHeaders = {
     ...(isList ? { 'X-Next-Cursor': ref('headers', 'XNextCursor'), Link: ref('headers', 'Link') } : {}),
     ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
