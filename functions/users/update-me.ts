@@ -2,11 +2,10 @@ import { database } from '../../shared/db/client';
 import { profilePatchBody } from '../../shared/accounts/schemas';
 import { updateSettings } from '../../shared/accounts/profile-service';
 import { endpoint } from '../../shared/http/endpoint';
-import { userSchema } from '../../shared/http/schemas';
 
 export const handler = endpoint('PATCH /api/users/me', {
   body: profilePatchBody,
-  response: userSchema,
+  response: 'userSchema',
   adapters: { database },
   docs: {
     summary: 'Change the time zone or locale',

@@ -24,6 +24,7 @@ import { portOverrides } from '../runtime';
 import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
 import type { Idempotency } from './idempotency';
+import type * as responseSchemas from './schemas';
 import { parseJsonBody, validatePart } from './request';
 import { errorToResult, logRequest, resultToResponse } from './response';
 import type { Reply } from './response';
@@ -31,7 +32,7 @@ import type { Reply } from './response';
 export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   route: RouteDefinition;
   /** The handler's schemas and docs, read by the OpenAPI generator (infra/tools/openapi.ts). */
-  definition: EndpointDefinition<unknown, unknown, unknown, z.$ZodType, unknown>;
+  definition: EndpointDefinition<unknown, unknown, unknown, ResponseSchemaName, unknown>;
 };
 
 /** The caller a Bearer route serves, as the authorizer established it. */
@@ -45,8 +46,14 @@ export interface Caller {
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
 const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
-/** The body `run` answers: the output of the response schema (shared/http/schemas.ts). */
-type ResultBody<R> = R extends z.$ZodType ? z.output<R> : unknown;
+/**
+ * A response schema of shared/http/schemas.ts, by its export name. A function carries the name
+ * and the schema's type, never the schema: building it at init would cost a function without a
+ * request schema ~10 KB and ~2 ms of cold import for nothing (README "Benchmarks").
+ */
+export type ResponseSchemaName = { [K in keyof typeof responseSchemas]: (typeof responseSchemas)[K] extends z.$ZodType ? K : never }[keyof typeof responseSchemas];
+/** The body `run` answers: the output of the response schema. */
+type ResultBody<R> = R extends ResponseSchemaName ? z.output<(typeof responseSchemas)[R]> : unknown;
 /**
  * `T` with every field that `Shape` does not list typed `never`, at any depth: a result that
  * carries one (a stored item's password hash, keys or revision) does not compile, even when it
@@ -124,8 +131,8 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
   query?: Q;
   params?: P;
   /**
-   * The schema of the 200 body (shared/http/schemas.ts), for the OpenAPI document and the type of
-   * `run`'s result: exactly its output, no field more or less. Nothing checks the result at run
+   * The schema of the 200 body (its name in shared/http/schemas.ts), for the OpenAPI document and
+   * the type of `run`'s result: exactly its output, no field more or less. Nothing checks the result at run
    * time: the domain's typed mappers (publicUser, publicRecord ...) copy the listed fields only,
    * and test/integration/response-contract.test.ts holds every route's answer to the document.
    */
@@ -190,7 +197,7 @@ export function endpoint<
   B extends z.$ZodType | undefined = undefined,
   Q extends z.$ZodType | undefined = undefined,
   P extends z.$ZodType | undefined = undefined,
-  R extends z.$ZodType | undefined = undefined,
+  R extends ResponseSchemaName | undefined = undefined,
   T extends ResultBody<R> = ResultBody<R>,
 >(id: RouteId, definition: EndpointDefinition<B, Q, P, R, T> & OnlyListedFields<T, ResultBody<R>>): ProxyHandler {
   const route = findRoute(id);

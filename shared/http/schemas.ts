@@ -1,12 +1,13 @@
-// zod/mini, like shared/config.ts: every function bundles the schemas of its responses, and the
-// mini API tree-shakes to a few kilobytes where classic zod adds about 70 KB.
+// zod/mini, like shared/config.ts: the mini API tree-shakes to a few kilobytes where classic zod
+// adds about 70 KB. Functions import these schemas as types only; the OpenAPI generator builds them.
 import * as z from 'zod/mini';
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../behavior/event-types';
 import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 /**
  * The resources and bodies the API answers with, once. Each handler names its route's schema
- * (`response` in shared/http/endpoint.ts), and the type of what it answers is the schema's output,
+ * (`response` in shared/http/endpoint.ts, by its export name here: the function carries the name
+ * and the type, not the schema), and the type of what it answers is the schema's output,
  * exactly: the domain's typed mappers (`publicUser`, `publicRecord` ...) copy the fields listed
  * here and nothing else, so an internal field (a password hash, a token version, a sort key) can
  * never reach a client, and a result with a field more or less does not compile. Nothing parses
@@ -18,8 +19,8 @@ import { ISO_SECONDS_PATTERN } from '../ports/clock';
  * `description` are annotations (JSON Schema treats `format` as one too).
  *
  * Every definition is a `/* @__PURE__ *\/` call of a builder: building a schema (and registering
- * it for the document) is a side effect esbuild would otherwise keep, so each function would
- * build every schema at init. This way a function bundles and builds only the schemas it uses.
+ * it for the document) is a side effect esbuild would otherwise keep, so a module importing one
+ * schema would build every schema at init. This way only the schemas used are bundled and built.
  */
 type ComponentMeta = {
   id: string;
