@@ -24,10 +24,9 @@ import { portOverrides } from '../runtime';
 import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
 import type { Idempotency } from './idempotency';
-import type * as responseSchemas from './schemas';
 import { parseJsonBody, validatePart } from './request';
 import { errorToResult, logRequest, resultToResponse } from './response';
-import type { Reply } from './response';
+import type { OnlyListedFields, ResponseSchemaName, Result, ResultBody } from './response-contract';
 
 export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   route: RouteDefinition;
@@ -46,32 +45,6 @@ export interface Caller {
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
 const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
-/**
- * A response schema of shared/http/schemas.ts, by its export name. A function carries the name
- * and the schema's type, never the schema: building it at init would cost a function without a
- * request schema ~10 KB and ~2 ms of cold import for nothing (README "Benchmarks").
- */
-export type ResponseSchemaName = { [K in keyof typeof responseSchemas]: (typeof responseSchemas)[K] extends z.$ZodType ? K : never }[keyof typeof responseSchemas];
-/** The body `run` answers: the output of the response schema. */
-type ResultBody<R> = R extends ResponseSchemaName ? z.output<(typeof responseSchemas)[R]> : unknown;
-/**
- * `T` with every field that `Shape` does not list typed `never`, at any depth: a result that
- * carries one (a stored item's password hash, keys or revision) does not compile, even when it
- * arrives through a spread or a variable, where TypeScript's own excess-property check is silent.
- */
-type Exact<T, Shape> = T extends readonly (infer Item)[]
-  ? Shape extends readonly (infer ShapeItem)[]
-    ? readonly Exact<Item, ShapeItem>[]
-    : never
-  : T extends object
-    ? Shape extends object
-      ? { [K in keyof T]: K extends keyof Shape ? Exact<T[K], Shape[K]> : never }
-      : never
-    : T;
-/** Nothing when `T` has only fields of `Shape`; otherwise a `run` no function can be, naming the problem. */
-type OnlyListedFields<T, Shape> = unknown extends Shape ? unknown : [T] extends [Exact<T, Shape>] ? unknown : { run: 'answers a field its response schema does not list' };
-/** What `run` may return: a body of exactly the response schema's fields, plain or in a Reply. */
-type Result<T> = T | Reply<T>;
 
 export interface EndpointInput<B, Q, P> {
   body: Output<B>;
@@ -131,10 +104,9 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
   query?: Q;
   params?: P;
   /**
-   * The schema of the 200 body (its name in shared/http/schemas.ts), for the OpenAPI document and
-   * the type of `run`'s result: exactly its output, no field more or less. Nothing checks the result at run
-   * time: the domain's typed mappers (publicUser, publicRecord ...) copy the listed fields only,
-   * and test/integration/response-contract.test.ts holds every route's answer to the document.
+   * The schema of the 200 body, by its name in shared/http/schemas.ts: for the OpenAPI document,
+   * and the type of `run`'s result, which must be exactly its output (shared/http/response-contract.ts).
+   * Nothing checks the result at run time: the domain's typed mappers copy the listed fields only.
    */
   response?: R;
   docs: EndpointDocs;
