@@ -3,7 +3,6 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
-import { sessionResponse } from '../../shared/http/response-shapes.generated';
 import { EXACTLY_ONE_TARGET, accountTargetFields, clientNameSchema, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
 import { sessionName } from '../../shared/identity/session-service';
 import { headerValue } from '../../shared/http/headers';
@@ -16,7 +15,7 @@ const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context
 /** Password login by phone or e-mail; answers without the code/message envelope (seed 4.3), and opens a session. */
 export const handler = endpoint('POST /api/auth/login', {
   body,
-  response: sessionResponse,
+  response: 'sessionSchema',
   docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
   adapters: { database, secrets: secretsManagerSource },
   run: ({ body, headers }, ctx) => logInWithPassword(ctx, body.target, body.password, sessionName(body.clientName, headerValue(headers, 'user-agent'))),

@@ -3,7 +3,6 @@ import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 import { refreshTokenSchema } from '../../shared/identity/session-schemas';
 import { signOut } from '../../shared/identity/session-service';
 
@@ -13,7 +12,7 @@ const body = z.object({ refreshToken: z.optional(refreshTokenSchema) });
 export const handler = endpoint('POST /api/auth/logout', {
   body,
   bodyOptional: true,
-  response: successResponse,
+  response: 'successSchema',
   docs: {
     summary: 'Log out',
     description:

@@ -3,7 +3,6 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 import { resetPassword } from '../../shared/identity/account-service';
 import { newPasswordSchema, verifyCodeSchema } from '../../shared/identity/schemas';
 import { targetSchema } from '../../shared/identity/targets';
@@ -13,7 +12,7 @@ const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, newP
 /** Sets a new password with a code; tokens issued before stop working. */
 export const handler = endpoint('POST /api/auth/password/reset', {
   body,
-  response: successResponse,
+  response: 'successSchema',
   docs: {
     summary: 'Set a new password with a code',
     description: 'The code must have been sent to `target`. Tokens issued before stop working; a login lock is lifted.',

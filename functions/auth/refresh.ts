@@ -2,7 +2,6 @@ import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
-import { refreshedSessionResponse } from '../../shared/http/response-shapes.generated';
 import { refreshTokenSchema } from '../../shared/identity/session-schemas';
 import { refreshSession } from '../../shared/identity/session-service';
 
@@ -11,7 +10,7 @@ const body = z.object({ refreshToken: refreshTokenSchema });
 /** Rotates a session's refresh token: the one sent is spent, a new access token and refresh token come back. */
 export const handler = endpoint('POST /api/auth/token/refresh', {
   body,
-  response: refreshedSessionResponse,
+  response: 'refreshedSessionSchema',
   docs: {
     summary: 'Refresh the access token',
     description:

@@ -3,7 +3,6 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { register } from '../../shared/identity/account-service';
-import { registeredUserResponse } from '../../shared/http/response-shapes.generated';
 import { EXACTLY_ONE_TARGET, accountTargetFields, newPasswordSchema, oneAccountTarget, verifyCodeSchema } from '../../shared/identity/schemas';
 
 const fields = z.object({ ...accountTargetFields, verifyCode: verifyCodeSchema, password: newPasswordSchema }).check(z.meta(EXACTLY_ONE_TARGET));
@@ -12,7 +11,7 @@ const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context
 /** Registers with a password; returns the new user without a token (seed 4.4). */
 export const handler = endpoint('POST /api/auth/register', {
   body,
-  response: registeredUserResponse,
+  response: 'registeredUserSchema',
   docs: {
     summary: 'Register with a code and a password',
     description: 'The code must have been sent to the e-mail or phone. Answers the new user without a token.',

@@ -1,12 +1,11 @@
 import { stats } from '../../shared/behavior/behavior-service';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { behaviorStatsResponse } from '../../shared/http/response-shapes.generated';
 
 /** Login count and per-type count and last value, from aggregates: constant cost. */
 export const handler = endpoint('GET /api/behavior/stats', {
   adapters: { database },
-  response: behaviorStatsResponse,
+  response: 'behaviorStatsSchema',
   docs: { summary: 'Behavior statistics' },
   run: ({ caller }, ctx) => stats(ctx, caller),
 });

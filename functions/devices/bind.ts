@@ -2,13 +2,12 @@ import { database } from '../../shared/db/client';
 import { bind } from '../../shared/devices/device-service';
 import { bindDeviceBody } from '../../shared/devices/schemas';
 import { endpoint } from '../../shared/http/endpoint';
-import { deviceResponse } from '../../shared/http/response-shapes.generated';
 
 /** Binds a device to the caller; a serial bound to another account is refused (400, code 1). */
 export const handler = endpoint('POST /api/devices', {
   adapters: { database },
   body: bindDeviceBody,
-  response: deviceResponse,
+  response: 'deviceSchema',
   docs: {
     summary: 'Bind a device',
     description: 'Binding a device you already own again answers 200 with its original `createdAt` and takes the new `mac` and `productModel`.',

@@ -3,13 +3,12 @@ import { unbind } from '../../shared/devices/device-service';
 import { devicePathParams } from '../../shared/devices/parameters';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Unbinds one of the caller's devices; a serial that is not the caller's is 404. */
 export const handler = endpoint('DELETE /api/devices/{sn}', {
   adapters: { database },
   params: devicePathParams,
-  response: successResponse,
+  response: 'successSchema',
   docs: { summary: 'Unbind a device', description: 'A serial that is not bound to you answers 404.', errors: ['NOT_FOUND'] },
   run: async ({ params, caller }, ctx) => {
     await unbind(ctx, caller, params.sn);

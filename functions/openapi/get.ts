@@ -1,6 +1,5 @@
 import { endpoint } from '../../shared/http/endpoint';
 import { openApiDocument } from '../../shared/http/openapi-document';
-import { openApiDocumentResponse } from '../../shared/http/response-shapes.generated';
 
 /**
  * The OpenAPI 3.1 document of this API. Generated at build time (`npm run generate:openapi`, from
@@ -8,7 +7,7 @@ import { openApiDocumentResponse } from '../../shared/http/response-shapes.gener
  * bundle every handler into this function.
  */
 export const handler = endpoint('GET /api/openapi.json', {
-  response: openApiDocumentResponse,
+  response: 'openApiDocumentSchema',
   docs: {
     summary: 'This reference',
     description: 'The OpenAPI 3.1 description of every operation, generated from the schemas that validate requests and shape responses.',

@@ -2,7 +2,6 @@ import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 import { SESSION_ID_PATTERN } from '../../shared/identity/refresh-tokens';
 import { endSession } from '../../shared/identity/session-service';
 
@@ -15,7 +14,7 @@ const params = z.object({
 
 export const handler = endpoint('DELETE /api/auth/sessions/{sessionId}', {
   params,
-  response: successResponse,
+  response: 'successSchema',
   adapters: { database },
   docs: {
     summary: 'End a session',

@@ -1,7 +1,6 @@
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
-import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { newTranscriptionBody } from '../../shared/transcriptions/schemas';
 import { save } from '../../shared/transcriptions/transcription-service';
 
@@ -9,7 +8,7 @@ import { save } from '../../shared/transcriptions/transcription-service';
 export const handler = endpoint('POST /api/transcriptions', {
   adapters: { database },
   body: newTranscriptionBody,
-  response: transcriptionRecordResponse,
+  response: 'transcriptionRecordSchema',
   idempotency: idempotentIn('transcriptions'),
   docs: { summary: 'Save a transcription record' },
   run: ({ body, caller, remember }, ctx) => save(ctx, caller, body, remember),

@@ -1,6 +1,5 @@
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { get } from '../../shared/transcriptions/transcription-service';
 
@@ -8,7 +7,7 @@ import { get } from '../../shared/transcriptions/transcription-service';
 export const handler = endpoint('GET /api/transcriptions/{id}', {
   adapters: { database },
   params: transcriptionPathParams,
-  response: transcriptionRecordResponse,
+  response: 'transcriptionRecordSchema',
   docs: { summary: 'Read a transcription record', errors: ['NOT_FOUND'] },
   run: ({ params, caller }, ctx) => get(ctx, caller, params.id),
 });

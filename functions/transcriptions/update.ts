@@ -1,6 +1,5 @@
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { transcriptionPatchBody } from '../../shared/transcriptions/schemas';
 import { edit } from '../../shared/transcriptions/transcription-service';
@@ -10,7 +9,7 @@ export const handler = endpoint('PATCH /api/transcriptions/{id}', {
   adapters: { database },
   params: transcriptionPathParams,
   body: transcriptionPatchBody,
-  response: transcriptionRecordResponse,
+  response: 'transcriptionRecordSchema',
   docs: {
     summary: 'Edit a transcription record',
     description: 'Any of the four fields, at least one; sets `updatedAt`. Usage follows a changed duration.',

@@ -1,6 +1,5 @@
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { usageResponse } from '../../shared/http/response-shapes.generated';
 import { usageQuery } from '../../shared/transcriptions/parameters';
 import { usage } from '../../shared/transcriptions/transcription-service';
 
@@ -8,7 +7,7 @@ import { usage } from '../../shared/transcriptions/transcription-service';
 export const handler = endpoint('GET /api/transcriptions/usage', {
   adapters: { database },
   query: usageQuery,
-  response: usageResponse,
+  response: 'usageSchema',
   docs: { summary: 'Usage in seconds', description: 'Lifetime total and one entry per UTC day with usage in the last `days` days, newest first.' },
   run: ({ query, caller }, ctx) => usage(ctx, caller, query.days),
 });

@@ -3,7 +3,6 @@ import * as z from 'zod/mini';
 import { changeTarget } from '../../shared/accounts/profile-service';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
-import { userResponse } from '../../shared/http/response-shapes.generated';
 import { verifyCodeSchema } from '../../shared/identity/schemas';
 import { emailTargetSchema } from '../../shared/identity/targets';
 
@@ -11,7 +10,7 @@ const body = z.object({ email: emailTargetSchema, verifyCode: verifyCodeSchema }
 
 export const handler = endpoint('PUT /api/users/me/email', {
   body,
-  response: userResponse,
+  response: 'userSchema',
   docs: {
     summary: 'Link or change the e-mail address',
     description: 'With a code sent to the new address by `POST /api/verify-code/send`. The old address is freed for others.',

@@ -5,7 +5,6 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
-import { passwordChangedResponse } from '../../shared/http/response-shapes.generated';
 import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identity/password-schemas';
 import { sessionName } from '../../shared/identity/session-service';
 
@@ -16,7 +15,7 @@ const body = z.object({
 
 export const handler = endpoint('PUT /api/users/me/password', {
   body,
-  response: passwordChangedResponse,
+  response: 'passwordChangedSchema',
   docs: {
     summary: 'Set or change the password',
     description:

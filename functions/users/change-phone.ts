@@ -3,7 +3,6 @@ import * as z from 'zod/mini';
 import { changeTarget } from '../../shared/accounts/profile-service';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
-import { userResponse } from '../../shared/http/response-shapes.generated';
 import { verifyCodeSchema } from '../../shared/identity/schemas';
 import { phoneTargetSchema } from '../../shared/identity/targets';
 
@@ -11,7 +10,7 @@ const body = z.object({ phone: phoneTargetSchema, verifyCode: verifyCodeSchema }
 
 export const handler = endpoint('PUT /api/users/me/phone', {
   body,
-  response: userResponse,
+  response: 'userSchema',
   docs: {
     summary: 'Link or change the phone number',
     description: 'With a code sent to the new number by `POST /api/verify-code/send`. The old number is freed for others.',

@@ -2,12 +2,11 @@ import { deleteAccount } from '../../shared/accounts/account-deletion-service';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Deletes the caller's account and all its data; its tokens stop working. */
 export const handler = endpoint('DELETE /api/users/me', {
   adapters: { database },
-  response: successResponse,
+  response: 'successSchema',
   docs: {
     summary: 'Delete your account',
     description: 'Deletes the account and all its data (devices are unbound) and frees its e-mail, phone and serials; its tokens stop working at once.',

@@ -2,11 +2,10 @@ import { database } from '../../shared/db/client';
 import { profilePatchBody } from '../../shared/accounts/schemas';
 import { updateSettings } from '../../shared/accounts/profile-service';
 import { endpoint } from '../../shared/http/endpoint';
-import { userResponse } from '../../shared/http/response-shapes.generated';
 
 export const handler = endpoint('PATCH /api/users/me', {
   body: profilePatchBody,
-  response: userResponse,
+  response: 'userSchema',
   adapters: { database },
   docs: {
     summary: 'Change the time zone or locale',

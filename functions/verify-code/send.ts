@@ -5,7 +5,6 @@ import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 import { requestedLocale } from '../../shared/identity/messages';
 import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
@@ -24,7 +23,7 @@ const body = z.discriminatedUnion('type', [
 
 export const handler = endpoint('POST /api/verify-code/send', {
   body,
-  response: successResponse,
+  response: 'successSchema',
   docs: {
     summary: 'Send a verification code',
     description:

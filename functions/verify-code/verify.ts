@@ -3,7 +3,6 @@ import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
-import { codeSessionResponse } from '../../shared/http/response-shapes.generated';
 import { signInWithCode } from '../../shared/identity/account-service';
 import { clientNameSchema, verifyCodeSchema } from '../../shared/identity/schemas';
 import { sessionName } from '../../shared/identity/session-service';
@@ -15,7 +14,7 @@ const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, clie
 /** Signs in with a code, opening a session; a target without an account gets one (seed 4.2). */
 export const handler = endpoint('POST /api/verify-code/verify', {
   body,
-  response: codeSessionResponse,
+  response: 'codeSessionSchema',
   docs: { summary: 'Sign in with a code', description: 'A target without an account gets one.', errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED'] },
   adapters: { database, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => ({

@@ -1,15 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { GENERATED_DATA_MODULE, GENERATED_DOCUMENT, buildOpenApiDocument, serializeDocument } from './openapi';
 import { writePackedTextModule } from './packed-text';
-import { GENERATED_SHAPES_MODULE, responseShapesSource } from './response-shapes';
 
 /**
  * `npm run generate:openapi`: rewrites the OpenAPI document that GET /api/openapi.json serves,
  * readable (shared/http/openapi-document.generated.json) and compressed for the function
- * (shared/http/openapi-document-data.ts), and the run-time shapes of the response schemas
- * (shared/http/response-shapes.generated.ts). Run it after changing a route, a schema or the docs
- * of a handler; test/unit/openapi-document.test.ts and response-shape.test.ts fail while the
- * committed files are stale.
+ * (shared/http/openapi-document-data.ts). Run it after changing a route, a schema or the docs of
+ * a handler; test/unit/openapi-document.test.ts fails while the committed files are stale.
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const document = await buildOpenApiDocument();
@@ -21,6 +18,4 @@ const packedLength = writePackedTextModule(
   'OPENAPI_DOCUMENT_BROTLI_BASE64',
   JSON.stringify(document),
 );
-writeFileSync(GENERATED_SHAPES_MODULE, responseShapesSource());
-console.log(`wrote ${GENERATED_SHAPES_MODULE}`);
 console.log(`wrote ${GENERATED_DOCUMENT} (${Math.round(text.length / 1024)} KB) and ${GENERATED_DATA_MODULE} (${Math.round(packedLength / 1024)} KB)`);

@@ -9,10 +9,10 @@ import { CORS_EXPOSED_HEADERS } from '../../shared/http/headers';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageQuerySchema } from '../../shared/http/pagination';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
+import * as responseSchemas from '../../shared/http/schemas';
 import { errorBodySchema } from '../../shared/http/schemas';
 import { SUPPORTED_LOCALES } from '../../shared/identity/messages';
 import { VERSION_PREFIX, routeId, routes } from '../../shared/routes';
-import { responseSchemaOf } from './response-shapes';
 import type { RouteDefinition } from '../../shared/routes';
 import { PROJECT_ROOT } from '../project-root';
 
@@ -326,7 +326,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     byStatus.set(mapped.status, [...(byStatus.get(mapped.status) ?? []), name]);
   }
 
-  const responseSchema = converter.convert(responseSchemaOf(definition.response), 'output');
+  const responseSchema = converter.convert(responseSchemas[definition.response], 'output');
   const successHeaders = {
     ...(isList ? { 'X-Next-Cursor': ref('headers', 'XNextCursor'), Link: ref('headers', 'Link') } : {}),
     ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),

@@ -13,7 +13,8 @@ import {
 import type { UserRecord } from '../db/users-repository';
 import { keys } from '../db/keys';
 import { AccountExistsError, CodeInvalidError, InvalidCredentialsError, LoginLockedError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
-import { LOGIN_LOCK_POLICY } from '../identity/account-service';
+import { LOGIN_LOCK_POLICY, publicUser } from '../identity/account-service';
+import type { PublicUser } from '../identity/account-service';
 import { hashPassword, verifyPassword } from '../identity/passwords';
 import { openSession } from '../identity/session-service';
 import type { IssuedTokens } from '../identity/session-service';
@@ -40,7 +41,7 @@ export async function updateSettings(
   ctx: ServiceContext,
   caller: AccountRef,
   changes: { timeZone?: string | null; locale?: string | null },
-): Promise<UserRecord> {
+): Promise<PublicUser> {
   let timeZone = changes.timeZone;
   if (typeof timeZone === 'string') {
     timeZone = canonicalTimeZone(timeZone);
@@ -59,7 +60,7 @@ export async function updateSettings(
       if (error instanceof IdentityChangedError) continue;
       throw error;
     }
-    return { ...user, ...(timeZone === undefined ? {} : { timeZone }), ...(changes.locale === undefined ? {} : { locale: changes.locale }), updatedAt };
+    return publicUser({ ...user, ...(timeZone === undefined ? {} : { timeZone }), ...(changes.locale === undefined ? {} : { locale: changes.locale }), updatedAt });
   }
   throw new ServiceUnavailableError('The account kept changing during the request; try again.');
 }
@@ -69,7 +70,7 @@ export async function updateSettings(
  * the new target, as at sign-in (expiry, five tries, single use); it is spent in the transaction
  * that claims the new target and frees the old one, so a failure leaves the old one working.
  */
-export async function changeTarget(ctx: ServiceContext, caller: AccountRef, target: Target, code: string): Promise<UserRecord> {
+export async function changeTarget(ctx: ServiceContext, caller: AccountRef, target: Target, code: string): Promise<PublicUser> {
   const spendCode = await checkCodeOrSpent(ctx, target.value, code);
   if (spendCode === 'spent') {
     // The right code, already used: if another account claimed the target with it, that is what
@@ -85,12 +86,12 @@ export async function changeTarget(ctx: ServiceContext, caller: AccountRef, targ
     if (from === target.value) {
       // Already this account's: nothing to move; the code is spent all the same.
       await writeAtomically(ctx.db, [spendCode]);
-      return user;
+      return publicUser(user);
     }
     const updatedAt = isoSeconds(ctx.clock.now());
     try {
       await changeIdentity(ctx.db, caller, target.kind, from, target.value, user.locale, updatedAt, [spendCode]);
-      return { ...user, [target.kind]: target.value, updatedAt };
+      return publicUser({ ...user, [target.kind]: target.value, updatedAt });
     } catch (error) {
       if (!(error instanceof IdentityChangedError)) throw error;
     }

@@ -1,7 +1,6 @@
 import { database } from '../db/client';
 import { endpoint } from '../http/endpoint';
 import { pageQuerySchema, pageReply } from '../http/pagination';
-import { behaviorEventListResponse } from '../http/response-shapes.generated';
 import type { RouteId } from '../routes';
 import { listByType } from './behavior-service';
 import type { EventType } from './event-types';
@@ -11,7 +10,7 @@ export const eventListEndpoint = (id: RouteId, eventType: EventType) =>
   endpoint(id, {
     adapters: { database },
     query: pageQuerySchema,
-    response: behaviorEventListResponse,
+    response: 'behaviorEventListSchema',
     docs: { summary: `List your ${eventType} events`, description: `Events of type \`${eventType}\`, newest first.` },
     run: async ({ query, caller }, ctx) => pageReply(await listByType(ctx, caller, eventType, query), query),
   });

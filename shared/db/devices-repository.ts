@@ -7,14 +7,11 @@ import { queryPage } from './pagination';
 import type { ListShape, Page, PageRequest } from './pagination';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
+import type * as z from 'zod/mini';
+import type { deviceSchema } from '../http/schemas';
 
-export interface Device {
-  sn: string;
-  userId: number;
-  mac: string;
-  productModel: string;
-  createdAt: string;
-}
+/** A bound device, as the API answers it (seed 2.2): `publicDevice` and `toDevice` copy exactly these fields. */
+export type Device = z.output<typeof deviceSchema>;
 
 /** A device as it is bound: `createdAtMs` orders the list, `createdAt` is what clients see. */
 export interface NewDevice extends Device {

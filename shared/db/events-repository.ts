@@ -8,15 +8,11 @@ import type { ListShape, Page, PageRequest } from './pagination';
 import { SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
+import type * as z from 'zod/mini';
+import type { behaviorEventSchema } from '../http/schemas';
 
-/** A behavior event as listed (seed 2.5). */
-export interface BehaviorEvent {
-  eventId: number;
-  eventType: string;
-  eventValue: string | null;
-  location: string | null;
-  createdAt: string;
-}
+/** An event as the API lists it (seed 2.5): `toEvent` copies exactly these fields of the stored item. */
+export type BehaviorEvent = z.output<typeof behaviorEventSchema>;
 
 export interface NewEvent extends BehaviorEvent {
   createdAtMs: string;

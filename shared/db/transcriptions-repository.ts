@@ -9,20 +9,14 @@ import { PARTITION_KEY, SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import { usageChange, usageMove } from './usage-repository';
+import type * as z from 'zod/mini';
+import type { transcriptionRecordSchema } from '../http/schemas';
 
-export interface TranscriptionRecord {
-  transcriptionRecordId: number;
-  userId: number;
-  recordTitle: string;
-  text: string;
-  textLength: number;
-  language: string;
-  durationSeconds: number;
-  /** When the recording began: `createdAt` unless the app said otherwise. */
-  startedAt: string;
-  createdAt: string;
-  updatedAt: string | null;
-}
+/**
+ * A record as the API answers it (seed 2.3; `startedAt`: when the recording began, `createdAt`
+ * unless the app said otherwise). `publicRecord` copies exactly these fields.
+ */
+export type TranscriptionRecord = z.output<typeof transcriptionRecordSchema>;
 
 /** A record as stored: where it sorts and which revision it is, for conditional edits. */
 export interface StoredRecord extends TranscriptionRecord {
@@ -45,7 +39,10 @@ export const TRANSCRIPTION_LIST: ListShape = {
   sortKey: /^TRX#\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#\d{16}$/,
 };
 
-/** The record without its keys and bookkeeping; a literal, not a loop: lists build 50 per request. */
+/**
+ * The record without its keys and bookkeeping: the mapper from a stored record to the API's. A
+ * literal, not a loop: lists build 50 per request.
+ */
 export const publicRecord = (record: TranscriptionRecord): TranscriptionRecord => ({
   transcriptionRecordId: record.transcriptionRecordId,
   userId: record.userId,

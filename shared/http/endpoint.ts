@@ -25,14 +25,13 @@ import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
 import type { Idempotency } from './idempotency';
 import { parseJsonBody, validatePart } from './request';
-import { Reply, errorToResult, logRequest, resultToResponse } from './response';
-import { shapeResponse } from './response-shape';
-import type { ResponseSpec } from './response-shape';
+import { errorToResult, logRequest, resultToResponse } from './response';
+import type { OnlyListedFields, ResponseSchemaName, Result, ResultBody } from './response-contract';
 
 export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
   route: RouteDefinition;
   /** The handler's schemas and docs, read by the OpenAPI generator (infra/tools/openapi.ts). */
-  definition: EndpointDefinition<unknown, unknown, unknown, ResponseSpec>;
+  definition: EndpointDefinition<unknown, unknown, unknown, ResponseSchemaName, unknown>;
 };
 
 /** The caller a Bearer route serves, as the authorizer established it. */
@@ -46,10 +45,6 @@ export interface Caller {
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
 const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
-/** The body `run` answers: the input of the response schema. */
-type ResultBody<R> = R extends ResponseSpec<infer S> ? z.input<S> : unknown;
-/** What `run` may return: that body, plain or in a Reply. */
-type Result<R> = ResultBody<R> | Reply<ResultBody<R>>;
 
 export interface EndpointInput<B, Q, P> {
   body: Output<B>;
@@ -99,7 +94,7 @@ export interface EndpointDocs {
   headers?: readonly DeclaredHeader[];
 }
 
-export interface EndpointDefinition<B, Q, P, R = undefined> {
+export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
   body?: B;
   /**
    * The body may be left out altogether (no body, or an empty one): `run` then gets `undefined`.
@@ -109,18 +104,16 @@ export interface EndpointDefinition<B, Q, P, R = undefined> {
   query?: Q;
   params?: P;
   /**
-   * The schema of the 200 body, as its generated run-time shape (`<name>Response` of
-   * shared/http/response-shapes.generated.ts, from the zod schema `<name>Schema` of
-   * shared/http/schemas.ts). The result of `run` (or a Reply's body) is shaped by it before it is
-   * sent: fields it does not list are dropped, so nothing internal can leak, and a result that
-   * breaks it is a 500. The OpenAPI document is generated from the zod schema.
+   * The schema of the 200 body, by its name in shared/http/schemas.ts: for the OpenAPI document,
+   * and the type of `run`'s result, which must be exactly its output (shared/http/response-contract.ts).
+   * Nothing checks the result at run time: the domain's typed mappers copy the listed fields only.
    */
   response?: R;
   docs: EndpointDocs;
   adapters?: Adapters;
   /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/idempotency.ts. */
   idempotency?: Idempotency;
-  run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<R>>;
+  run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<T>>;
 }
 
 interface State {
@@ -167,20 +160,6 @@ function callerFrom(event: APIGatewayProxyEvent, now: Date): Caller {
   return { userId, tokenVersion, expiresAt, sessionId };
 }
 
-/** Thrown when a handler's result breaks its response schema: a bug, answered as a 500. */
-export class ResponseShapeError extends Error {
-  override readonly name = 'ResponseShapeError';
-}
-
-/** The result as the response schema shapes it; the paths (never values) name what broke. */
-function shape(result: unknown, spec: ResponseSpec | undefined, id: string): unknown {
-  if (!spec) return result;
-  const body = result instanceof Reply ? result.body : result;
-  const shaped = shapeResponse(spec.shape, body);
-  if (!shaped.ok) throw new ResponseShapeError(`${id}: the result does not match the response schema at ${shaped.paths.join(', ')}`);
-  return result instanceof Reply ? new Reply(shaped.value, result.headers) : shaped.value;
-}
-
 /**
  * Wraps a domain function into a Lambda handler for its route: JSON body parsing, zod validation
  * of body, query and path, the authorizer's caller, JSON responses with the security headers,
@@ -190,8 +169,9 @@ export function endpoint<
   B extends z.$ZodType | undefined = undefined,
   Q extends z.$ZodType | undefined = undefined,
   P extends z.$ZodType | undefined = undefined,
-  R extends ResponseSpec | undefined = undefined,
->(id: RouteId, definition: EndpointDefinition<B, Q, P, R>): ProxyHandler {
+  R extends ResponseSchemaName | undefined = undefined,
+  T extends ResultBody<R> = ResultBody<R>,
+>(id: RouteId, definition: EndpointDefinition<B, Q, P, R, T> & OnlyListedFields<T, ResultBody<R>>): ProxyHandler {
   const route = findRoute(id);
   if (
     route.sender !== Boolean(definition.adapters?.codeSender) ||
@@ -277,8 +257,7 @@ export function endpoint<
       request.context.state.input = input;
     },
     after: async (request) => {
-      // A result that breaks its schema throws here, and onError answers it as a 500.
-      request.response = resultToResponse(shape(request.response, definition.response, id), request.event, config());
+      request.response = resultToResponse(request.response, request.event, config());
       logRequest(request.context.state, request.response.statusCode);
       publishMetrics(request.context.state?.metrics);
     },

@@ -1,23 +1,26 @@
-// zod/mini, like shared/config.ts: every function bundles the schemas of its responses, and the
-// mini API tree-shakes to a few kilobytes where classic zod adds about 70 KB.
+// zod/mini, like shared/config.ts: the mini API tree-shakes to a few kilobytes where classic zod
+// adds about 70 KB. Functions import these schemas as types only; the OpenAPI generator builds them.
 import * as z from 'zod/mini';
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../behavior/event-types';
 import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 /**
- * The resources and bodies the API answers with, once. The endpoint wrapper parses every
- * handler's result with its route's schema (`response` in shared/http/endpoint.ts): objects keep
- * only the fields listed here, so an internal field (a password hash, a token version, a sort key)
- * can never reach a client, and a result that breaks its schema is a 500, not a wrong answer. The
- * OpenAPI document (GET /api/openapi.json) is generated from these same schemas; an `id` makes a
- * schema a named component there.
+ * The resources and bodies the API answers with, once. Each handler names its route's schema
+ * (`response` in shared/http/endpoint.ts, by its export name here: the function carries the name
+ * and the type, not the schema), and the type of what it answers is the schema's output,
+ * exactly: the domain's typed mappers (`publicUser`, `publicRecord` ...) copy the fields listed
+ * here and nothing else, so an internal field (a password hash, a token version, a sort key) can
+ * never reach a client, and a result with a field more or less does not compile. Nothing parses
+ * an answer at run time; test/integration/response-contract.test.ts holds every route's answer to
+ * the OpenAPI document (GET /api/openapi.json), which is generated from these same schemas; an
+ * `id` makes a schema a named component there.
  *
- * Runtime checks stay cheap and certain (types, integer ids, the timestamp shape); `format` and
- * `description` are annotations for the document only (JSON Schema treats `format` as one too).
+ * The checks (types, integer ids, the timestamp shape) are what the document states; `format` and
+ * `description` are annotations (JSON Schema treats `format` as one too).
  *
  * Every definition is a `/* @__PURE__ *\/` call of a builder: building a schema (and registering
- * it for the document) is a side effect esbuild would otherwise keep, so each function would
- * build every schema at init. This way a function bundles and builds only the schemas it uses.
+ * it for the document) is a side effect esbuild would otherwise keep, so a module importing one
+ * schema would build every schema at init. This way only the schemas used are bundled and built.
  */
 type ComponentMeta = {
   id: string;

@@ -11,20 +11,47 @@ import type { Target } from './targets';
 import { firstSession, openSession } from './session-service';
 import type { IssuedTokens } from './session-service';
 import { checkCode } from './verification-service';
+import type * as z from 'zod/mini';
+import type { registeredUserSchema, sessionSchema, userSchema } from '../http/schemas';
 
 /** Contract section 3: 5 failed logins in 15 minutes lock password login for 15 minutes. */
 export const LOGIN_LOCK_POLICY: LockPolicy = { maxFailures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 
-export interface PublicUser {
-  userId: number;
-  phone: string | null;
-  email: string | null;
-}
+/**
+ * The mappers from the stored account to what the API answers of it (shared/http/schemas.ts): each
+ * copies the fields its schema lists, in its order, and nothing else, so a password hash, a token
+ * version or a session marker of the stored item cannot reach a client.
+ */
+export type PublicUser = z.output<typeof userSchema>;
+/** A sign-in's answer: the token, the session's refresh token (shared/identity/session-service.ts) and the user. */
+export type SignedIn = z.output<typeof sessionSchema>;
 
-/** A sign-in's answer: the seed's token and user, and the session's refresh token (shared/identity/session-service.ts). */
-export type SignedIn = PublicUser & IssuedTokens;
+/** Seed 2.1, as `GET /api/users/me` and the profile operations answer it. */
+export const publicUser = (user: UserRecord): PublicUser => ({
+  userId: user.userId,
+  phone: user.phone,
+  email: user.email,
+  timeZone: user.timeZone,
+  locale: user.locale,
+  createdAt: user.createdAt,
+  updatedAt: user.updatedAt,
+});
 
-const publicUser = (user: UserRecord): PublicUser => ({ userId: user.userId, phone: user.phone, email: user.email });
+const signedIn = (user: UserRecord, tokens: IssuedTokens): SignedIn => ({
+  token: tokens.token,
+  refreshToken: tokens.refreshToken,
+  expiresIn: tokens.expiresIn,
+  userId: user.userId,
+  phone: user.phone,
+  email: user.email,
+});
+
+const registeredUser = (user: UserRecord): z.output<typeof registeredUserSchema> => ({
+  userId: user.userId,
+  phone: user.phone,
+  email: user.email,
+  createdAt: user.createdAt,
+});
 
 async function newUser(ctx: ServiceContext, target: Target, passwordHash: string | null): Promise<UserRecord> {
   const now = isoSeconds(ctx.clock.now());
@@ -54,7 +81,7 @@ export async function signInWithCode(ctx: ServiceContext, target: Target, code: 
     if (existing) {
       const tokens = await openSession(ctx, existing, clientName, [spendCode]);
       ctx.metrics.count('SignIns', 'code');
-      return { ...publicUser(existing), ...tokens };
+      return signedIn(existing, tokens);
     }
     const user = await newUser(ctx, target, null);
     const session = firstSession(ctx, user, clientName);
@@ -62,7 +89,7 @@ export async function signInWithCode(ctx: ServiceContext, target: Target, code: 
       await createUser(ctx.db, user, [spendCode, session.write], session.profileExtras);
       ctx.metrics.count('AccountsCreated');
       ctx.metrics.count('SignIns', 'code');
-      return { ...publicUser(user), ...(await session.issue()) };
+      return signedIn(user, await session.issue());
     } catch (error) {
       if (!(error instanceof AccountExistsError) || round > 0) throw error;
     }
@@ -78,7 +105,7 @@ export async function register(ctx: ServiceContext, target: Target, code: string
   const user = await newUser(ctx, target, await hashPassword(password));
   await createUser(ctx.db, user, [spendCode]);
   ctx.metrics.count('AccountsCreated');
-  return { ...publicUser(user), createdAt: user.createdAt };
+  return registeredUser(user);
 }
 
 /**
@@ -108,7 +135,7 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
   if (needsRehash(storedHash)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password));
   const tokens = await openSession(ctx, user, clientName);
   ctx.metrics.count('SignIns', 'password');
-  return { ...publicUser(user), ...tokens };
+  return signedIn(user, tokens);
 }
 
 /**
@@ -128,8 +155,8 @@ export async function resetPassword(ctx: ServiceContext, target: Target, code: s
 }
 
 /** The caller's account, if the token that named it is still current (its session too). */
-export async function currentUser(ctx: ServiceContext, token: TokenSubject): Promise<UserRecord> {
+export async function currentUser(ctx: ServiceContext, token: TokenSubject): Promise<PublicUser> {
   const user = await findUserForToken(ctx.db, token);
   if (!user) throw new UnauthorizedError('Unauthorized');
-  return user;
+  return publicUser(user);
 }

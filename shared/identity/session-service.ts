@@ -22,6 +22,8 @@ import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { newSessionId, newSessionSeed, parseRefreshToken, refreshTokenFor, refreshTokenMatches } from './refresh-tokens';
 import { issueToken } from './tokens';
+import type * as z from 'zod/mini';
+import type { activeSessionSchema, refreshedSessionSchema } from '../http/schemas';
 
 /** At most this many live sessions per account; a sign-in beyond it ends the least recently used. */
 export const MAX_LIVE_SESSIONS = 20;
@@ -38,13 +40,26 @@ export interface IssuedTokens {
   expiresIn: number;
 }
 
-export interface ActiveSession {
-  sessionId: string;
-  clientName: string;
-  createdAt: string;
-  lastUsedAt: string;
-  current: boolean;
-}
+/** A session as the person's list shows it (shared/http/schemas.ts). */
+export type ActiveSession = z.output<typeof activeSessionSchema>;
+/** A refresh's answer: the next tokens of the session, and its user. */
+export type RefreshedSession = z.output<typeof refreshedSessionSchema>;
+
+/** The stored session as its list shows it: seed, generation and times of the stored item stay out. */
+const activeSession = (session: SessionRecord, caller: AccountRef): ActiveSession => ({
+  sessionId: session.sessionId,
+  clientName: session.clientName,
+  createdAt: session.createdAt,
+  lastUsedAt: session.lastUsedAt,
+  current: session.sessionId === caller.sessionId,
+});
+
+const refreshed = (tokens: IssuedTokens, userId: number): RefreshedSession => ({
+  token: tokens.token,
+  refreshToken: tokens.refreshToken,
+  expiresIn: tokens.expiresIn,
+  userId,
+});
 
 /** The name a person sees in their list of sessions: the app's own, else its User-Agent, else "unknown". */
 export function sessionName(clientName: string | undefined, userAgent: string | undefined): string {
@@ -141,7 +156,7 @@ export async function openSession(
  * - Any other spent token is a replay: someone holds a copy. The session ends at once, access
  *   tokens included, and the answer says only that the session ended.
  */
-export async function refreshSession(ctx: ServiceContext, presented: string): Promise<IssuedTokens & { userId: number }> {
+export async function refreshSession(ctx: ServiceContext, presented: string): Promise<RefreshedSession> {
   const parts = parseRefreshToken(presented);
   if (!parts) throw new RefreshTokenInvalidError('The refresh token is invalid.');
   const { refreshTokenKey } = await ctx.keys();
@@ -179,7 +194,7 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
       if (await rotateSession(ctx.db, session, next)) {
         const tokens = await issueFor(ctx, { ...session, ...next }, now);
         ctx.metrics.count('SignIns', 'refresh');
-        return { userId: session.userId, ...tokens };
+        return refreshed(tokens, session.userId);
       }
       continue;
     }
@@ -188,7 +203,7 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
     if (parts.generation === session.generation - 1 && grace > 0 && nowSeconds - session.rotatedAt <= grace) {
       const tokens = await issueFor(ctx, session);
       ctx.metrics.count('SignIns', 'refresh');
-      return { userId: session.userId, ...tokens };
+      return refreshed(tokens, session.userId);
     }
     ctx.log.warn('refresh token reuse: session ended', { userId: session.userId, sessionId: session.sessionId });
     ctx.metrics.count('RefreshTokenReuse');
@@ -209,13 +224,7 @@ export async function listActiveSessions(ctx: ServiceContext, caller: AccountRef
   return items
     .filter((session) => isLive(session, book, now))
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.sessionId.localeCompare(a.sessionId))
-    .map((session) => ({
-      sessionId: session.sessionId,
-      clientName: session.clientName,
-      createdAt: session.createdAt,
-      lastUsedAt: session.lastUsedAt,
-      current: session.sessionId === caller.sessionId,
-    }));
+    .map((session) => activeSession(session, caller));
 }
 
 /** Ends one of the caller's sessions (their own included: that is signing out). */

@@ -1,5 +1,6 @@
-// Every response schema (shared/http/schemas.ts) built with zod/mini: what each function paid at
-// init before responses were shaped by their generated JSON Schema (shared/http/response-shape.ts).
+// Every response schema (shared/http/schemas.ts) built with zod/mini: what a function would pay at
+// init to check its answers with them. Functions bundle only the one their `response:` names (for
+// the OpenAPI generator and the type of `run`); typed mappers build the answers, nothing checks them.
 import * as schemas from '../../../shared/http/schemas';
 
 export const all = schemas;
