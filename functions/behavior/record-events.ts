@@ -3,13 +3,12 @@ import { eventBatchBody } from '../../shared/behavior/schemas';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
-import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records general events sent together, all or none; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/events/batch', {
   adapters: { database },
   body: eventBatchBody,
-  response: successResponse,
+  response: 'successSchema',
   idempotency: idempotentIn('behavior-events-batch'),
   docs: {
     summary: 'Record behavior events together',
