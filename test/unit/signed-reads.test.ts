@@ -14,14 +14,10 @@ import { ServiceUnavailableError } from '../../shared/errors';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:root-AbCdEf';
 const ROOT_SECRET = 'a root secret of at least thirty-two characters';
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
+/** The default timeouts (3 s a read), except where a stall is waited out. */
+const cfg = parseConfig({ TABLE_NAME: 'accounts', AWS_REGION: 'eu-west-1', JWT_SECRET_ARN: SECRET_ARN });
 const TIMEOUT_MS = 100;
-const cfg = parseConfig({
-  TABLE_NAME: 'accounts',
-  AWS_REGION: 'eu-west-1',
-  JWT_SECRET_ARN: SECRET_ARN,
-  AWS_CONNECT_TIMEOUT_MS: String(TIMEOUT_MS),
-  AWS_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
-});
+const impatient = { ...cfg, AWS_CONNECT_TIMEOUT_MS: TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS: TIMEOUT_MS };
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -88,9 +84,9 @@ describe('the secret read signed with the SDK signer', () => {
   ])('answers "try again" (503) after one attempt when Secrets Manager is %s', async (_case, answer) => {
     const { endpoint, received } = await standIn(answer);
     const started = performance.now();
-    await expect(signedSecretsManagerSource(cfg, { endpoint, credentials: CREDENTIALS }).rootSecret()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(signedSecretsManagerSource(impatient, { endpoint, credentials: CREDENTIALS }).rootSecret()).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(received).toHaveLength(1);
-    // A stall ends at the timeout (connect + request), not at the function's.
+    // A stall ends at the timeout (connect + request: 200 ms), not at the function's.
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
@@ -112,7 +108,7 @@ describe('the secret read signed with the SDK signer', () => {
 });
 
 describe("the authorizer's token standing read", () => {
-  const local = (endpoint: string) => ({ ...cfg, DYNAMODB_ENDPOINT: endpoint, DYNAMODB_CONNECT_TIMEOUT_MS: TIMEOUT_MS, DYNAMODB_REQUEST_TIMEOUT_MS: TIMEOUT_MS });
+  const local = (endpoint: string, timeoutMs = 1000) => ({ ...cfg, DYNAMODB_ENDPOINT: endpoint, DYNAMODB_CONNECT_TIMEOUT_MS: timeoutMs, DYNAMODB_REQUEST_TIMEOUT_MS: timeoutMs });
 
   it('asks for the version and the session marker in one consistent GetItem', async () => {
     const { endpoint, received } = await standIn({ status: 200, body: { Item: { tokenVersion: { N: '3' }, 'session#s1': { N: '1' } } } });
@@ -127,7 +123,7 @@ describe("the authorizer's token standing read", () => {
 
   it('fails, rather than answering, when DynamoDB does not answer in time or answers an error', async () => {
     const stalled = await standIn('stall');
-    await expect(tokenStandingLookup(local(stalled.endpoint))({ userId: 7, tokenVersion: 3 })).rejects.toThrow();
+    await expect(tokenStandingLookup(local(stalled.endpoint, TIMEOUT_MS))({ userId: 7, tokenVersion: 3 })).rejects.toThrow();
     await new Promise<void>((resolve) => server!.close(() => resolve()));
     const failing = await standIn({ status: 500, body: { __type: 'InternalServerError' } });
     await expect(tokenStandingLookup(local(failing.endpoint))({ userId: 7, tokenVersion: 3 })).rejects.toThrow();
