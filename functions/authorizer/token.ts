@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { signedSecretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
+import { signedSecretsManagerSource as secretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
 import type { TokenStandingLookup } from '../../shared/adapters/signed-reads';
 import { config } from '../../shared/config';
 import type { Config } from '../../shared/config';
@@ -13,8 +13,8 @@ import { portOverrides } from '../../shared/runtime';
 
 /**
  * The API's TOKEN authorizer: verifies the bearer JWT and hands the caller to the handlers.
- * It uses no AWS SDK client, only the SDK's signer (see shared/adapters/signed-reads.ts): its
- * cold start sits in front of every Bearer request whose token is not in API Gateway's cache.
+ * It uses no AWS SDK (see shared/adapters/slim-lookups.ts): its cold start sits in front of
+ * every Bearer request whose token is not in API Gateway's cache.
  */
 let dependencies:
   | { cfg: Config; secrets: SecretSource | undefined; keys: () => Promise<ServiceKeys>; tokenStanding: TokenStandingLookup }
@@ -30,7 +30,7 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
     dependencies = {
       cfg,
       secrets: overrides.secrets,
-      keys: cachedKeys(overrides.secrets ?? signedSecretsManagerSource(cfg), cfg.KEYS_MAX_AGE_SECONDS * 1000),
+      keys: cachedKeys(overrides.secrets ?? secretsManagerSource(cfg), cfg.KEYS_MAX_AGE_SECONDS * 1000),
       tokenStanding: tokenStandingLookup(cfg),
     };
   }
