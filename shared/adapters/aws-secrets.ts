@@ -6,14 +6,14 @@ import type { SecretSource } from '../ports/secrets';
 import { ServiceUnavailableError } from '../errors';
 
 /** Attempts per read, the first included (the SDK's standard retry mode backs off between them). */
-export const SECRETS_MAX_ATTEMPTS = 3;
+const SECRETS_MAX_ATTEMPTS = 3;
 
 /**
  * True for a failure worth "try again later": throttling, a 5xx, a timeout or a lost connection,
  * by the SDK's own classification (the one its retries use). Anything else (access denied, no
  * such secret) is a deployment fault.
  */
-export function isSecretStoreUnavailable(error: unknown): boolean {
+function isSecretStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const failure = error as Parameters<typeof isTransientError>[0];
   return isThrottlingError(failure) || isTransientError(failure) || isServerError(failure);
@@ -21,9 +21,10 @@ export function isSecretStoreUnavailable(error: unknown): boolean {
 
 /**
  * The root secret from Secrets Manager (GetSecretValue, through the SDK's client); the stack
- * generates it and passes only its ARN. The client has the AWS call timeouts of issue 19 (a stalled Secrets Manager fails the attempt; after the retries the
- * caller gets the contract's 503). ports/secrets.ts `cachedKeys` decides when to read it again.
- * `reach` points the client elsewhere (tests: a stand-in endpoint and its credentials).
+ * generates it and passes only its ARN. The client has the AWS call timeouts of issue 19: a
+ * stalled Secrets Manager fails the attempt, and after the retries the caller gets the contract's
+ * 503. ports/secrets.ts `cachedKeys` decides when to read it again. `reach` points the client
+ * elsewhere (tests: a stand-in endpoint and its credentials).
  *
  * The authorizer and the code send function do not use this: the client would push their bundles
  * past their goals (signed-reads.ts).
