@@ -42,7 +42,8 @@ export interface Config {
   /** Share (0–1) of Lambda invocations logged at debug level whatever LOG_LEVEL says. */
   LOG_DEBUG_SAMPLE_RATE: number;
   /**
-   * Per attempt of a DynamoDB call (the SDK's NodeHttpHandler, and the authorizer's signed call):
+   * Per attempt of a DynamoDB call (the SDK's NodeHttpHandler; connect and request together bound
+   * the authorizer's one signed read, shared/adapters/signed-reads.ts):
    * a stalled table fails the attempt instead of holding the request, and after the SDK's retries
    * the caller gets the contract's 503.
    */
@@ -183,7 +184,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   // 4 DynamoDB attempts of at most 1.5 s (plus < 1 s of backoff) end well inside the 10 s Lambda timeout.
   DYNAMODB_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
   DYNAMODB_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1500),
-  // 3 attempts (the SDK's default, and the signed calls') of at most 2 s each.
+  // 3 attempts (the SDK clients') of at most 2 s each; the signed reads make one attempt.
   AWS_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
   AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
   SMS_MAX_PER_HOUR: positive(500),

@@ -1,7 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { tokenStandingLookup } from '../../shared/adapters/slim-lookups';
-import type { TokenStandingLookup } from '../../shared/adapters/slim-lookups';
+import { signedSecretsManagerSource as secretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
+import type { TokenStandingLookup } from '../../shared/adapters/signed-reads';
 import { config } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import { UnauthorizedError } from '../../shared/errors';

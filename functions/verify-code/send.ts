@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import { signedSecretsManagerSource as secretsManagerSource } from '../../shared/adapters/signed-reads';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';

@@ -1,39 +1,54 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { Config } from '../config';
 import type { SecretSource } from '../ports/secrets';
 import { ServiceUnavailableError } from '../errors';
-import { AwsCallError, callAws, credentialsFromEnvironment } from './aws-json-client';
-import type { AwsJsonTarget } from './aws-json-client';
+
+/** Attempts per read, the first included (the SDK's standard retry mode backs off between them). */
+const SECRETS_MAX_ATTEMPTS = 3;
 
 /**
- * The root secret from Secrets Manager (GetSecretValue); the stack generates it and passes only
- * its ARN. A signed JSON call (aws-json-client.ts) instead of the SDK's Secrets Manager client:
- * the authorizer must stay small, and the five functions that sign tokens or hash codes save
- * 11 KB and ~1.5 ms of cold start each (README "Benchmarks"). Read once per container
- * (ports/secrets.ts `cachedKeys`).
+ * True for a failure worth "try again later": throttling, a 5xx, a timeout or a lost connection,
+ * by the SDK's own classification (the one its retries use). Anything else (access denied, no
+ * such secret) is a deployment fault.
  */
-export function secretsManagerSource(
-  cfg: Config,
-  reach: Pick<AwsJsonTarget, 'endpoint' | 'credentials'> = { credentials: credentialsFromEnvironment },
-): SecretSource {
+function isSecretStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const failure = error as Parameters<typeof isTransientError>[0];
+  return isThrottlingError(failure) || isTransientError(failure) || isServerError(failure);
+}
+
+/**
+ * The root secret from Secrets Manager (GetSecretValue, through the SDK's client); the stack
+ * generates it and passes only its ARN. The client has the AWS call timeouts of issue 19: a
+ * stalled Secrets Manager fails the attempt, and after the retries the caller gets the contract's
+ * 503. ports/secrets.ts `cachedKeys` decides when to read it again. `reach` points the client
+ * elsewhere (tests: a stand-in endpoint and its credentials).
+ *
+ * The authorizer and the code send function do not use this: the client would push their bundles
+ * past their goals (signed-reads.ts).
+ */
+export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClientConfig, 'endpoint' | 'credentials'> = {}): SecretSource {
   const secretId = cfg.JWT_SECRET_ARN;
   if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
-  const target: AwsJsonTarget = {
-    service: 'secretsmanager',
+  const client = new SecretsManagerClient({
     region: cfg.AWS_REGION,
-    timeoutMs: cfg.AWS_CONNECT_TIMEOUT_MS + cfg.AWS_REQUEST_TIMEOUT_MS,
+    maxAttempts: SECRETS_MAX_ATTEMPTS,
+    retryMode: 'standard',
+    // (throwOnRequestTimeout: without it this SDK only logs a warning when requestTimeout passes.)
+    requestHandler: { connectionTimeout: cfg.AWS_CONNECT_TIMEOUT_MS, requestTimeout: cfg.AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
     ...reach,
-  };
+  });
   return {
     async rootSecret() {
-      let result: { SecretString?: string };
+      let result;
       try {
-        result = await callAws<{ SecretString?: string }>(target, 'GetSecretValue', { SecretId: secretId });
+        result = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
       } catch (error) {
         // Unreachable, timed out, throttled or 5xx after the retries: the contract's 503, "try
-        // again". Anything else (access denied, no such secret) is a deployment fault: a bare 500.
-        if (error instanceof AwsCallError && (error.status === 0 || error.status >= 500 || /Throttl/.test(error.errorType))) {
-          throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
-        }
+        // again". Anything else is a deployment fault: a bare 500.
+        if (isSecretStoreUnavailable(error)) throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
         throw error;
       }
       if (!result.SecretString) throw new Error('The root secret has no string value');

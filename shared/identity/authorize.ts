@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import type { TokenStandingLookup } from '../adapters/slim-lookups';
+import type { TokenStandingLookup } from '../adapters/signed-reads';
 import type { Config } from '../config';
 import { UnauthorizedError } from '../errors';
 import type { Clock } from '../ports/clock';

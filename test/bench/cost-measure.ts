@@ -189,7 +189,7 @@ async function measureOperation(bench: Bench, route: RouteDefinition, context: D
 }
 
 /**
- * The authorizer reads DynamoDB with a signed fetch, not the SDK (shared/adapters/slim-lookups.ts),
+ * The authorizer reads DynamoDB with a fetch signed by the SDK's signer, not an SDK client (shared/adapters/signed-reads.ts),
  * so the capacity middleware does not see it: its requests are counted at `fetch`, and each
  * DynamoDB request is sent once more through the SDK with `ReturnConsumedCapacity` to read its units.
  */

@@ -211,7 +211,7 @@ describe('Secrets Manager', () => {
   it('answers 503 with Retry-After while Secrets Manager is unavailable, and works on the next request once it is back', async () => {
     const secrets = await fakeSecretsManager();
     try {
-      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: () => CREDENTIALS }) });
+      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }) });
 
       const failed = await send(uniqueEmail());
       expect(failed.status).toBe(503);
@@ -238,7 +238,7 @@ describe('Secrets Manager', () => {
   it('answers 503 when the endpoint cannot be reached at all, and a bare 500 when the secret is refused', async () => {
     const secrets = await fakeSecretsManager();
     secrets.close();
-    overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: () => CREDENTIALS }) });
+    overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }) });
     const failed = await send(uniqueEmail());
     expect(failed.status).toBe(503);
     expect(failed.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
@@ -253,7 +253,7 @@ describe('Secrets Manager', () => {
     await new Promise<void>((resolve) => denied.listen(0, '127.0.0.1', resolve));
     try {
       const endpoint = `http://127.0.0.1:${(denied.address() as AddressInfo).port}`;
-      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint, credentials: () => CREDENTIALS }) });
+      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint, credentials: CREDENTIALS }) });
       const refused = await send(uniqueEmail());
       expect(refused.status).toBe(500);
       expect(JSON.stringify(refused.body)).not.toMatch(/AccessDenied|arn:/);

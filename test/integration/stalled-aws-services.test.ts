@@ -68,7 +68,7 @@ describe('stalled AWS services', () => {
   it('a stalled Secrets Manager fails the read within the bound', async () => {
     const source = secretsManagerSource(
       { ...api.config, JWT_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:root-AbCdEf' },
-      { endpoint: url, credentials: () => ({ accessKeyId: 'test', secretAccessKey: 'test' }) },
+      { endpoint: url, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
     );
     const before = received;
     const started = performance.now();

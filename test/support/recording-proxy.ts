@@ -6,7 +6,7 @@ export interface RecordedCall {
   /** `GetItem`, `TransactWriteItems` ... (the X-Amz-Target operation). */
   operation: string;
   body: Record<string, unknown>;
-  /** True for calls of the AWS SDK; false for the signed calls of shared/adapters (the authorizer's). */
+  /** True for calls of an AWS SDK client; false for the signed fetches of shared/adapters/signed-reads.ts (the authorizer's). */
   sdk: boolean;
 }
 

@@ -1,0 +1,130 @@
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { Hash } from '@smithy/core/serde';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { Config } from '../config';
+import { keys, sessionMarker } from '../db/keys';
+import { LOCAL_DYNAMODB_CREDENTIALS } from '../db/table';
+import { ServiceUnavailableError } from '../errors';
+import type { SecretSource } from '../ports/secrets';
+
+/**
+ * Reads for the bundles an SDK client would push past their goal (README "Benchmarks"): each is
+ * one POST signed by the AWS SDK's own signer (@smithy/signature-v4, with the SDK's environment
+ * credential provider and node:crypto hashing) and sent with fetch. The SDK's DynamoDB and
+ * Secrets Manager clients are 190 and 165 KB, over twice the authorizer's 80 KB goal (its cold
+ * start sits in front of every Bearer request that API Gateway's cache does not answer), and the
+ * Secrets Manager client adds 14 KB to the code send function, past the 420 KB identity goal.
+ * Every other function reads the secret with the SDK's client (aws-secrets.ts).
+ *
+ * One attempt, no retries: a failure throws. API Gateway answers a throwing authorizer with
+ * AUTHORIZER_FAILURE, the contract's 503 "try again"; it never becomes an Allow or a sign-out.
+ */
+export type TokenStandingLookup = (token: { userId: number; tokenVersion: number; sessionId?: string }) => Promise<boolean>;
+
+type Credentials = ConstructorParameters<typeof SignatureV4>[0]['credentials'];
+
+/** Where a call goes and as whom: a stand-in endpoint and its credentials locally and in tests. */
+export interface Reach {
+  endpoint?: string;
+  credentials?: Credentials;
+}
+
+interface JsonService {
+  /** The signing name, and the first label of the regional endpoint's host. */
+  name: 'dynamodb' | 'secretsmanager';
+  /** `X-Amz-Target` is `<prefix>.<operation>`. */
+  targetPrefix: string;
+  contentType: string;
+}
+
+const DYNAMODB: JsonService = { name: 'dynamodb', targetPrefix: 'DynamoDB_20120810', contentType: 'application/x-amz-json-1.0' };
+const SECRETS_MANAGER: JsonService = { name: 'secretsmanager', targetPrefix: 'secretsmanager', contentType: 'application/x-amz-json-1.1' };
+
+/** A call the service answered with an error: its HTTP status and error type (`__type`). */
+export class SignedCallError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+  ) {
+    super(`AWS call failed: ${type} (${status})`);
+    this.name = 'SignedCallError';
+  }
+}
+
+/** One signed JSON-protocol call; the timeout covers the whole exchange (fetch has one deadline). */
+function jsonCaller(service: JsonService, region: string, timeoutMs: number, reach: Reach) {
+  const url = new URL(reach.endpoint ?? `https://${service.name}.${region}.amazonaws.com/`);
+  // On Lambda the execution role's credentials are in the environment; the SDK's provider reads them.
+  const signer = new SignatureV4({ service: service.name, region, credentials: reach.credentials ?? fromEnv(), sha256: Hash.bind(null, 'sha256') });
+  return async <T>(operation: string, input: unknown): Promise<T> => {
+    const body = JSON.stringify(input);
+    const signed = await signer.sign({
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: {},
+      headers: { host: url.host, 'content-type': service.contentType, 'x-amz-target': `${service.targetPrefix}.${operation}` },
+      body,
+    });
+    // fetch sets Host itself and refuses to be given one.
+    const headers = { ...signed.headers };
+    delete headers.host;
+    const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) {
+      const { __type } = (await response.json().catch(() => ({}))) as { __type?: string };
+      throw new SignedCallError(response.status, __type?.split('#').pop() ?? 'UnknownError');
+    }
+    return (await response.json()) as T;
+  };
+}
+
+/** The authorizer's read of an account's token version and the token's session marker; the rule is users-repository's `profileHonours`. */
+export function tokenStandingLookup(cfg: Config): TokenStandingLookup {
+  const call = jsonCaller(
+    DYNAMODB,
+    cfg.AWS_REGION,
+    cfg.DYNAMODB_CONNECT_TIMEOUT_MS + cfg.DYNAMODB_REQUEST_TIMEOUT_MS,
+    cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: LOCAL_DYNAMODB_CREDENTIALS } : {},
+  );
+  return async ({ userId, tokenVersion, sessionId }) => {
+    const key = keys.user(userId);
+    const marker = sessionId === undefined ? undefined : sessionMarker(sessionId);
+    const result = await call<{ Item?: Record<string, { N?: string } | undefined> }>('GetItem', {
+      TableName: cfg.TABLE_NAME,
+      Key: Object.fromEntries(Object.entries(key).map(([name, value]) => [name, { S: value }])),
+      ProjectionExpression: marker ? 'tokenVersion, #session' : 'tokenVersion',
+      ...(marker ? { ExpressionAttributeNames: { '#session': marker } } : {}),
+      ConsistentRead: true,
+    });
+    const version = result.Item?.tokenVersion?.N;
+    if (version === undefined || Number(version) !== tokenVersion) return false;
+    return marker === undefined || result.Item?.[marker] !== undefined;
+  };
+}
+
+/**
+ * The root secret (GetSecretValue). Unreachable, timed out, throttled or a 5xx: the contract's
+ * 503, "try again". Anything else (access denied, no such secret) is a deployment fault: a bare 500.
+ */
+export function signedSecretsManagerSource(cfg: Config, reach: Reach = {}): SecretSource {
+  const secretId = cfg.JWT_SECRET_ARN;
+  if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
+  const call = jsonCaller(SECRETS_MANAGER, cfg.AWS_REGION, cfg.AWS_CONNECT_TIMEOUT_MS + cfg.AWS_REQUEST_TIMEOUT_MS, reach);
+  return {
+    async rootSecret() {
+      let result: { SecretString?: string };
+      try {
+        result = await call<{ SecretString?: string }>('GetSecretValue', { SecretId: secretId });
+      } catch (error) {
+        // fetch itself failing (refused, reset, timed out) is "unreachable" too.
+        const refused = error instanceof SignedCallError && error.status < 500 && error.status !== 429 && !/Throttl/.test(error.type);
+        if (refused) throw error;
+        throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
+      }
+      if (!result.SecretString) throw new Error('The root secret has no string value');
+      return result.SecretString;
+    },
+  };
+}
