@@ -3,6 +3,7 @@ import { eventBody } from '../../shared/behavior/schemas';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
+import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records a general behavior event (not `login`); honours Idempotency-Key. */
@@ -12,5 +13,9 @@ export const handler = endpoint('POST /api/behavior/events', {
   response: successResponse,
   idempotency: idempotentIn('behavior-events'),
   docs: { summary: 'Record a behavior event' },
-  run: ({ body, caller, remember }, ctx) => recordEvent(ctx, caller, body, remember),
+  run: async ({ body, caller, remember }, ctx) => {
+    const response = succeeded('Event recorded.');
+    await recordEvent(ctx, caller, body, () => remember(response));
+    return response;
+  },
 });

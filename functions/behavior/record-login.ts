@@ -3,6 +3,7 @@ import { loginBody } from '../../shared/behavior/schemas';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/idempotency';
+import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records a login event; honours Idempotency-Key. */
@@ -12,5 +13,9 @@ export const handler = endpoint('POST /api/behavior/login', {
   response: successResponse,
   idempotency: idempotentIn('behavior-login'),
   docs: { summary: 'Record a login event', description: 'The sign-in operations do not record one themselves.' },
-  run: ({ body, caller, remember }, ctx) => recordLogin(ctx, caller, body.location, remember),
+  run: async ({ body, caller, remember }, ctx) => {
+    const response = succeeded('Login recorded.');
+    await recordLogin(ctx, caller, body.location, () => remember(response));
+    return response;
+  },
 });

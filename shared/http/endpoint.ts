@@ -47,7 +47,7 @@ export interface Caller {
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
 const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
 /** The body `run` answers: the input of the response schema. */
-type ResultBody<R> = R extends ResponseSpec<infer S> ? z.input<S> : unknown;
+export type ResultBody<R> = R extends ResponseSpec<infer S> ? z.input<S> : unknown;
 /** What `run` may return: that body, plain or in a Reply. */
 type Result<R> = ResultBody<R> | Reply<ResultBody<R>>;
 

@@ -14,7 +14,6 @@ describe('maskTarget', () => {
   it('keeps enough of an e-mail or phone to follow a case, never the whole', () => {
     expect(maskTarget('alice.smith@example.com')).toBe('a***@example.com');
     expect(maskTarget('+8613800138000')).toBe('+86*********00');
-    expect(maskTarget('+8613800138000')).not.toContain('13800138');
     expect(maskTarget('12345')).toBe('*****');
   });
 });
