@@ -2,7 +2,7 @@ import { recordLogin } from '../../shared/behavior/behavior-service';
 import { loginBody } from '../../shared/behavior/schemas';
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { idempotentIn } from '../../shared/http/idempotency';
+import { idempotentIn } from '../../shared/http/middlewares/idempotency';
 import { succeeded } from '../../shared/http/response';
 import { successResponse } from '../../shared/http/response-shapes.generated';
 

@@ -1,6 +1,6 @@
 import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { idempotentIn } from '../../shared/http/idempotency';
+import { idempotentIn } from '../../shared/http/middlewares/idempotency';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { newTranscriptionBody } from '../../shared/transcriptions/schemas';
 import { save } from '../../shared/transcriptions/transcription-service';

@@ -1,0 +1,38 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { errorMapping } from '../../../shared/http/middlewares/error-mapping';
+import type { Invocation } from '../../../shared/http/middlewares/invocation';
+import { response } from '../../../shared/http/middlewares/response';
+import { Reply } from '../../../shared/http/response';
+import { successResponse } from '../../../shared/http/response-shapes.generated';
+import { proxyEvent, testContext } from './pipeline';
+
+const app = testContext();
+const call = async (result: unknown, origin?: string) => {
+  const handler = middy<never, unknown, Error, Invocation>(async () => result)
+    .use(errorMapping({ config: app.config, logging: app.logging, route: 'POST /api/test' }))
+    .use(response({ config: app.config, spec: successResponse, id: 'POST /api/test' }));
+  const answer = (await handler(proxyEvent({ headers: origin ? { Origin: origin } : {} }) as never, {} as Context as Invocation)) as APIGatewayProxyResult;
+  return { ...answer, body: JSON.parse(answer.body) };
+};
+
+describe('response middleware', () => {
+  it('answers 200 with the result as its schema shapes it, and the security and CORS headers', async () => {
+    const answer = await call({ code: 0, message: 'Done.', passwordHash: 'never sent' }, 'https://app.example.com');
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body).toEqual({ code: 0, message: 'Done.' });
+    expect(answer.headers).toMatchObject({ 'Strict-Transport-Security': expect.any(String), 'Access-Control-Allow-Origin': '*' });
+  });
+
+  it('adds the headers of a Reply', async () => {
+    const answer = await call(new Reply({ code: 0, message: 'Done.' }, { 'X-Next-Cursor': 'abc' }));
+    expect(answer.headers).toMatchObject({ 'X-Next-Cursor': 'abc' });
+  });
+
+  it('answers a result that breaks its schema as a 500', async () => {
+    const answer = await call({ message: 'no code' });
+    expect(answer.statusCode).toBe(500);
+    expect(answer.body).toMatchObject({ error: 'INTERNAL' });
+  });
+});
