@@ -1,8 +1,7 @@
 import type { Config } from './config';
 import type { Database } from './db/client';
-import type { Context } from 'aws-lambda';
-import { createLogger, startInvocationLogging } from './logging/logger';
-import type { Logger } from './logging/logger';
+import { createLogging } from './logging/logger';
+import type { LogSink, Logging } from './logging/logger';
 import { systemClock } from './ports/clock';
 import type { Clock } from './ports/clock';
 import type { CodeSender } from './ports/code-sender';
@@ -17,17 +16,12 @@ export type Adapter<T> = (cfg: Config) => T;
 export interface ContextDeps {
   config: Config;
   clock?: Clock;
+  /** Where log lines go; stdout by default. */
+  logSink?: LogSink;
   metrics?: Adapter<MetricSink>;
   database?: Adapter<Database>;
   secrets?: Adapter<SecretSource>;
   codeSender?: Adapter<CodeSender>;
-}
-
-/** The loggers of a context: one Powertools root, so the cold start and the Lambda context are its own. */
-export interface Logging {
-  logger(base?: Record<string, unknown>): Logger;
-  /** A Lambda invocation begins: its context, correlation id and a new draw of the debug sample. */
-  startInvocation(context: Context, correlationId: string | undefined): void;
 }
 
 /**
@@ -40,7 +34,7 @@ export interface AppContext {
   readonly config: Config;
   readonly clock: Clock;
   readonly logging: Logging;
-  /** The sink of business metrics (EMF lines on Lambda). */
+  /** The sink of business metrics (EMF lines on Lambda; dropped when the deps give none). */
   readonly metrics: MetricSink;
   readonly db: Database;
   /** The derived signing and hashing keys: read from the secret once per context and KEYS_MAX_AGE_SECONDS. */
@@ -57,10 +51,12 @@ function lazily<T>(what: string, adapter: Adapter<T> | undefined, cfg: Config): 
   };
 }
 
+export type { Logging };
+
 export function createContext(deps: ContextDeps): AppContext {
   const { config } = deps;
-  const options = { serviceName: config.SERVICE_NAME, debugSampleRate: config.LOG_DEBUG_SAMPLE_RATE };
-  const metrics = lazily('metrics sink', deps.metrics, config);
+  // Counts nobody asked for (a unit test's context) are dropped; every deployed function gives a sink.
+  const metrics = lazily('metrics sink', deps.metrics ?? (() => ({ publish: () => undefined })), config);
   const db = lazily('database', deps.database, config);
   const secrets = lazily('secret', deps.secrets, config);
   const codeSender = lazily('code sender', deps.codeSender, config);
@@ -68,10 +64,12 @@ export function createContext(deps: ContextDeps): AppContext {
   return {
     config,
     clock: deps.clock ?? systemClock,
-    logging: {
-      logger: (base = {}) => createLogger(config.LOG_LEVEL, base, options),
-      startInvocation: (context, correlationId) => startInvocationLogging(config.LOG_LEVEL, options, context, correlationId),
-    },
+    logging: createLogging({
+      level: config.LOG_LEVEL,
+      serviceName: config.SERVICE_NAME,
+      debugSampleRate: config.LOG_DEBUG_SAMPLE_RATE,
+      sink: deps.logSink,
+    }),
     get metrics() {
       return metrics();
     },

@@ -3,8 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 // Types only: request schemas are zod/mini, parsed with its functional `safeParse`. Classic zod
 // would add ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
 import type * as z from 'zod/v4/core';
-import { config } from '../config';
-import { portOverrides } from '../runtime';
+import { parseConfig } from '../config';
 import type { Config } from '../config';
 import { createContext } from '../context';
 import type { AppContext } from '../context';
@@ -188,34 +187,22 @@ export function endpoint<
     return handler as unknown as LambdaHandler;
   };
 
-  // Until the module globals go: the context follows config() and the port overrides.
+  // How a handler gets its context: on Lambda it builds one itself, once per container, from the
+  // environment and the AWS adapters (during init, so a bad setting fails the first cold start
+  // loudly and the clients are created at full CPU). The local server, the tests and the bench
+  // build their own context and call `handler.withContext(ctx)`: nothing is overridden
+  // behind the handler's back, and two servers in one process keep their own settings and ports.
   let onThisContainer: ReturnType<typeof withContext> | undefined;
-  let builtFor: { cfg: Config; overrides: object } | undefined;
-  const handler = (event: APIGatewayProxyEvent, context: Context) => {
-    const cfg = config();
-    const overrides = portOverrides();
-    if (!onThisContainer || builtFor?.cfg !== cfg || builtFor.overrides !== overrides) {
-      builtFor = { cfg, overrides };
-      onThisContainer = withContext(
-        createContext({
-          config: cfg,
-          clock: overrides.clock,
-          metrics: overrides.metrics ? () => overrides.metrics! : (settings) => powertoolsMetricSink(settings.SERVICE_NAME),
-          database: definition.adapters?.database,
-          secrets: overrides.secrets ? () => overrides.secrets! : definition.adapters?.secrets,
-          codeSender: overrides.codeSender ? () => overrides.codeSender! : definition.adapters?.codeSender,
-        }),
-      );
-    }
-    return onThisContainer(event, context);
-  };
-
-  // On Lambda, parse the settings and create clients during init: a bad setting fails the
-  // deployment's first cold start loudly, and the init phase runs at full CPU.
-  if (onLambda) {
-    const cfg = config();
-    definition.adapters?.database?.(cfg);
-  }
+  const fromEnvironment = () =>
+    withContext(
+      createContext({
+        config: parseConfig(process.env),
+        metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME),
+        ...definition.adapters,
+      }),
+    );
+  if (onLambda) onThisContainer = fromEnvironment();
+  const handler = (event: APIGatewayProxyEvent, context: Context) => (onThisContainer ??= fromEnvironment())(event, context);
 
   return Object.assign(handler as ProxyHandler, { route, definition: definition as ProxyHandler['definition'], withContext });
 }

@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
-import { parseConfig, useConfig } from '../../shared/config';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { endpoint } from '../../shared/http/endpoint';
 import type { SecretSource } from '../../shared/ports/secrets';
 
@@ -11,7 +10,12 @@ import type { SecretSource } from '../../shared/ports/secrets';
  */
 describe('the root secret on Lambda', () => {
   it('is read once per container through the adapter, not once per use', async () => {
-    useConfig(parseConfig({ TABLE_NAME: 'accounts', JWT_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf' }));
+    process.env.TABLE_NAME = 'accounts';
+    process.env.JWT_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf';
+    onTestFinished(() => {
+      delete process.env.TABLE_NAME;
+      delete process.env.JWT_SECRET_ARN;
+    });
     let adaptersBuilt = 0;
     let reads = 0;
     const countingSecrets = (): SecretSource => {

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig, useConfig } from '../../shared/config';
+import { describe, expect, it, vi } from 'vitest';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
 import type { ProxyHandler } from '../../shared/http/endpoint';
 import { routeId, routes } from '../../shared/routes';
 
@@ -30,7 +31,9 @@ vi.mock('../../shared/devices/device-service', () => ({
 }));
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: string }>;
-const load = async (path: string) => ((await import(path)) as { handler: Handler }).handler;
+const app = createContext({ config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }) });
+const load = async (path: string) => ((await import(path)) as { handler: ProxyHandler }).handler;
+const serving = async (path: string) => (await load(path)).withContext(app) as Handler;
 
 async function call(handler: Handler, method: string) {
   const event = {
@@ -44,11 +47,9 @@ async function call(handler: Handler, method: string) {
   return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body) };
 }
 
-beforeAll(() => useConfig(parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' })));
-
 describe('response schemas', () => {
   it('answers only the fields of the schema: no password hash or token version from the stored user', async () => {
-    const response = await call(await load('../../functions/users/get-me'), 'GET');
+    const response = await call(await serving('../../functions/users/get-me'), 'GET');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       userId: 7,
@@ -62,7 +63,7 @@ describe('response schemas', () => {
   });
 
   it('shapes the body of a Reply and keeps its headers', async () => {
-    const response = await call(await load('../../functions/devices/list'), 'GET');
+    const response = await call(await serving('../../functions/devices/list'), 'GET');
     expect(response.status).toBe(200);
     expect(response.body).toEqual([{ sn: 'CAP2-1', userId: 7, mac: '00:1A:2B:3C:4D:5E', productModel: 'Caption Glasses 2', createdAt: '2026-01-29T10:30:00Z' }]);
     expect(response.headers['X-Next-Cursor']).toBe('abc');
@@ -70,7 +71,7 @@ describe('response schemas', () => {
 
   it('answers a result that breaks its schema with a bare 500, never the result', async () => {
     currentUser.mockResolvedValueOnce({ ...stored, userId: 'seven' });
-    const response = await call(await load('../../functions/users/get-me'), 'GET');
+    const response = await call(await serving('../../functions/users/get-me'), 'GET');
     expect(response.status).toBe(500);
     expect(response.body).toEqual({ code: 500, message: 'Internal server error.', error: 'INTERNAL', requestId: 'unit' });
   });
@@ -78,7 +79,7 @@ describe('response schemas', () => {
   it('are declared by every handler, with the docs the reference needs', async () => {
     const missing: string[] = [];
     for (const route of routes) {
-      const handler = (await load(`../../${route.entry}`)) as unknown as ProxyHandler;
+      const handler = await load(`../../${route.entry}`);
       if (!handler.definition?.response || !handler.definition.docs?.summary) missing.push(routeId(route));
     }
     expect(missing).toEqual([]);

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import middy from '@middy/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../shared/config';
 import { createContext } from '../../../shared/context';
 import { ValidationError } from '../../../shared/errors';
@@ -8,18 +8,15 @@ import { errorMapping } from '../../../shared/http/middlewares/error-mapping';
 import type { Invocation } from '../../../shared/http/middlewares/invocation';
 import { requestLog } from '../../../shared/http/middlewares/request-log';
 import { response } from '../../../shared/http/middlewares/response';
-import { setLogSink } from '../../../shared/logging/logger';
 import type { MetricCount } from '../../../shared/ports/metrics';
 import { proxyEvent } from './pipeline';
 
-afterEach(() => setLogSink((line) => process.stdout.write(`${line}\n`)));
-
 function logged(run: (context: Invocation) => Promise<unknown>) {
   const lines: Record<string, unknown>[] = [];
-  setLogSink((line) => lines.push(JSON.parse(line)));
   const published: MetricCount[][] = [];
   const app = createContext({
     config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'info', SERVICE_NAME: 'captioning-request-log-test' }),
+    logSink: (line) => lines.push(JSON.parse(line)),
     metrics: () => ({ publish: (counts) => void published.push([...counts]) }),
   });
   const handler = middy<never, unknown, Error, Invocation>(async (_event: never, context: Invocation) => run(context))
