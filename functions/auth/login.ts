@@ -1,6 +1,4 @@
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
 import { sessionResponse } from '../../shared/http/response-shapes.generated';
@@ -18,6 +16,5 @@ export const handler = endpoint('POST /api/auth/login', {
   body,
   response: sessionResponse,
   docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
-  adapters: { database, secrets: secretsManagerSource },
   run: ({ body, headers }, ctx) => logInWithPassword(ctx, body.target, body.password, sessionName(body.clientName, headerValue(headers, 'user-agent'))),
 });

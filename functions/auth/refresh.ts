@@ -1,6 +1,4 @@
-import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { refreshedSessionResponse } from '../../shared/http/response-shapes.generated';
 import { refreshTokenSchema } from '../../shared/identity/session-schemas';
@@ -20,6 +18,5 @@ export const handler = endpoint('POST /api/auth/token/refresh', {
       'and ends the session with all its tokens (`SESSION_ENDED`).',
     errors: ['REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_EXPIRED', 'SESSION_ENDED'],
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: ({ body }, ctx) => refreshSession(ctx, body.refreshToken),
 });

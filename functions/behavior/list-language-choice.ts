@@ -1,10 +1,8 @@
 import { listByType } from '../../shared/behavior/behavior-service';
-import { database } from '../../shared/db/client';
 import { listEndpoint } from '../../shared/http/list-endpoint';
 import { behaviorEventListResponse } from '../../shared/http/response-shapes.generated';
 
 export const handler = listEndpoint('GET /api/behavior/language-choice', {
-  adapters: { database },
   response: behaviorEventListResponse,
   docs: { summary: 'List your language_choice events', description: 'Events of type `language_choice`, newest first.' },
   list: (ctx, caller, page) => listByType(ctx, caller, 'language_choice', page),

@@ -1,6 +1,5 @@
 import { recordEvent } from '../../shared/behavior/behavior-service';
 import { eventBody } from '../../shared/behavior/schemas';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/middlewares/idempotency';
 import { succeeded } from '../../shared/http/response';
@@ -8,7 +7,6 @@ import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records a general behavior event (not `login`); honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/events', {
-  adapters: { database },
   body: eventBody,
   response: successResponse,
   idempotency: idempotentIn('behavior-events'),

@@ -1,6 +1,5 @@
 import { recordLogin } from '../../shared/behavior/behavior-service';
 import { loginBody } from '../../shared/behavior/schemas';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/middlewares/idempotency';
 import { succeeded } from '../../shared/http/response';
@@ -8,7 +7,6 @@ import { successResponse } from '../../shared/http/response-shapes.generated';
 
 /** Records a login event; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/login', {
-  adapters: { database },
   body: loginBody,
   response: successResponse,
   idempotency: idempotentIn('behavior-login'),

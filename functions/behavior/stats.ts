@@ -1,11 +1,9 @@
 import { stats } from '../../shared/behavior/behavior-service';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { behaviorStatsResponse } from '../../shared/http/response-shapes.generated';
 
 /** Login count and per-type count and last value, from aggregates: constant cost. */
 export const handler = endpoint('GET /api/behavior/stats', {
-  adapters: { database },
   response: behaviorStatsResponse,
   docs: { summary: 'Behavior statistics' },
   run: ({ caller }, ctx) => stats(ctx, caller),

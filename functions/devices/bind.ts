@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { bind } from '../../shared/devices/device-service';
 import { bindDeviceBody } from '../../shared/devices/schemas';
 import { endpoint } from '../../shared/http/endpoint';
@@ -6,7 +5,6 @@ import { deviceResponse } from '../../shared/http/response-shapes.generated';
 
 /** Binds a device to the caller; a serial bound to another account is refused (400, code 1). */
 export const handler = endpoint('POST /api/devices', {
-  adapters: { database },
   body: bindDeviceBody,
   response: deviceResponse,
   docs: {

@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { endedSessionsResponse } from '../../shared/http/response-shapes.generated';
@@ -6,7 +5,6 @@ import { endOtherSessions } from '../../shared/identity/session-service';
 
 export const handler = endpoint('DELETE /api/auth/sessions', {
   response: endedSessionsResponse,
-  adapters: { database },
   docs: { summary: 'Sign out the other devices', description: 'Ends every session of the account except the caller\'s own.' },
   run: async ({ caller }, ctx) => ({ ...succeeded('Other sessions ended.'), ended: await endOtherSessions(ctx, caller) }),
 });

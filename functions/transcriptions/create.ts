@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/middlewares/idempotency';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
@@ -7,7 +6,6 @@ import { save } from '../../shared/transcriptions/transcription-service';
 
 /** Saves a transcription record; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/transcriptions', {
-  adapters: { database },
   body: newTranscriptionBody,
   response: transcriptionRecordResponse,
   idempotency: idempotentIn('transcriptions'),

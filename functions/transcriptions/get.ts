@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
@@ -6,7 +5,6 @@ import { get } from '../../shared/transcriptions/transcription-service';
 
 /** One of the caller's records; another user's record is 404. */
 export const handler = endpoint('GET /api/transcriptions/{id}', {
-  adapters: { database },
   params: transcriptionPathParams,
   response: transcriptionRecordResponse,
   docs: { summary: 'Read a transcription record', errors: ['NOT_FOUND'] },

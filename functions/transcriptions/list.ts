@@ -1,11 +1,9 @@
-import { database } from '../../shared/db/client';
 import { listEndpoint } from '../../shared/http/list-endpoint';
 import { transcriptionListResponse } from '../../shared/http/response-shapes.generated';
 import { list } from '../../shared/transcriptions/transcription-service';
 
 /** The caller's records, newest first, paginated. */
 export const handler = listEndpoint('GET /api/transcriptions', {
-  adapters: { database },
   response: transcriptionListResponse,
   docs: { summary: 'List your transcription records', description: 'Newest first, full records.' },
   list,

@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { transcriptionRecordResponse } from '../../shared/http/response-shapes.generated';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
@@ -7,7 +6,6 @@ import { edit } from '../../shared/transcriptions/transcription-service';
 
 /** Edits one of the caller's records; answers the record with `updatedAt` set. */
 export const handler = endpoint('PATCH /api/transcriptions/{id}', {
-  adapters: { database },
   params: transcriptionPathParams,
   body: transcriptionPatchBody,
   response: transcriptionRecordResponse,

@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { usageResponse } from '../../shared/http/response-shapes.generated';
 import { usageQuery } from '../../shared/transcriptions/parameters';
@@ -6,7 +5,6 @@ import { usage } from '../../shared/transcriptions/transcription-service';
 
 /** Lifetime and daily usage in seconds, from aggregates: constant cost whatever the record count. */
 export const handler = endpoint('GET /api/transcriptions/usage', {
-  adapters: { database },
   query: usageQuery,
   response: usageResponse,
   docs: { summary: 'Usage in seconds', description: 'Lifetime total and one entry per UTC day with usage in the last `days` days, newest first.' },

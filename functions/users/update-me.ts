@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { profilePatchBody } from '../../shared/accounts/schemas';
 import { updateSettings } from '../../shared/accounts/profile-service';
 import { endpoint } from '../../shared/http/endpoint';
@@ -7,7 +6,6 @@ import { userResponse } from '../../shared/http/response-shapes.generated';
 export const handler = endpoint('PATCH /api/users/me', {
   body: profilePatchBody,
   response: userResponse,
-  adapters: { database },
   docs: {
     summary: 'Change the time zone or locale',
     description:

@@ -4,16 +4,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 // would add ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
 import type * as z from 'zod/v4/core';
 import { parseConfig } from '../config';
-import type { Config } from '../config';
 import { createContext } from '../context';
 import type { AppContext } from '../context';
-import type { Database } from '../db/client';
 import { UnauthorizedError } from '../errors';
-import type { CodeSender } from '../ports/code-sender';
-import type { SecretSource } from '../ports/secrets';
 import { findRoute, routeId } from '../routes';
 import type { RouteDefinition, RouteId } from '../routes';
 import { powertoolsMetricSink } from '../adapters/powertools-metrics';
+import { routeAdapters } from '../adapters/route-adapters';
 import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
 import { caller } from './middlewares/caller';
@@ -66,18 +63,6 @@ export interface RunInput<B, Q, P, R> extends EndpointInput<B, Q, P> {
   remember: Remember<ResultBody<R>>;
 }
 
-/**
- * The AWS adapters this function bundles; the route table says which it must have. The wrapper
- * imports none of them itself, so a function that never touches the table (health, openapi.json)
- * bundles no DynamoDB client.
- */
-export interface Adapters {
-  /** `database` of shared/db/client.ts, for routes whose `table` is not `none`. */
-  database?: (cfg: Config) => Database;
-  codeSender?: (cfg: Config) => CodeSender;
-  secrets?: (cfg: Config) => SecretSource;
-}
-
 /** Request headers an operation reads, beyond Authorization and Content-Type. */
 export type DocumentedHeader = 'Idempotency-Key' | 'Accept-Language';
 /** Idempotency-Key is documented for the endpoints with an `idempotency`, and only for them. */
@@ -113,7 +98,6 @@ export interface EndpointDefinition<B, Q, P, R = undefined> {
    */
   response?: R;
   docs: EndpointDocs;
-  adapters?: Adapters;
   /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/middlewares/idempotency.ts. */
   idempotency?: Idempotency;
   run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<R>>;
@@ -125,9 +109,11 @@ const rememberNothing: Remember<unknown> = () => [];
 const onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 
 /**
- * Wraps a domain function into a Lambda handler for its route: JSON body parsing, zod validation
- * of body, query and path, the authorizer's caller, JSON responses with the security headers,
- * and error mapping last. Handlers return plain data and throw domain errors; nothing else.
+ * Wraps a domain function into a Lambda handler for its route, as a pipeline of middy middlewares
+ * (shared/http/middlewares/): the request log, error mapping, the JSON response, the JSON body,
+ * zod validation of body, query and path, the authorizer's caller, and Idempotency-Key where the
+ * endpoint honours it. Handlers return plain data and throw domain errors; nothing else. The AWS
+ * adapters come from the route table entry, never from the handler.
  */
 export function endpoint<
   B extends z.$ZodType | undefined = undefined,
@@ -136,13 +122,6 @@ export function endpoint<
   R extends ResponseSpec | undefined = undefined,
 >(id: RouteId, definition: EndpointDefinition<B, Q, P, R>): ProxyHandler {
   const route = findRoute(id);
-  if (
-    route.sender !== Boolean(definition.adapters?.codeSender) ||
-    route.secret !== Boolean(definition.adapters?.secrets) ||
-    (route.table !== 'none') !== Boolean(definition.adapters?.database)
-  ) {
-    throw new Error(`${id}: the adapters of the handler do not match its route table entry`);
-  }
   const name = routeId(route);
 
   /** The handler with its middlewares, serving one context. */
@@ -188,19 +167,18 @@ export function endpoint<
   };
 
   // How a handler gets its context: on Lambda it builds one itself, once per container, from the
-  // environment and the AWS adapters (during init, so a bad setting fails the first cold start
-  // loudly and the clients are created at full CPU). The local server, the tests and the bench
-  // build their own context and call `handler.withContext(ctx)`: nothing is overridden
-  // behind the handler's back, and two servers in one process keep their own settings and ports.
+  // environment and the AWS adapters its route table entry names (shared/adapters/route-adapters.ts).
+  // The local server, the tests and the bench build their own context and call
+  // `handler.withContext(ctx)`: nothing is overridden behind the handler's back, and two servers
+  // in one process keep their own settings and ports.
   let onThisContainer: ReturnType<typeof withContext> | undefined;
-  const fromEnvironment = () =>
-    withContext(
-      createContext({
-        config: parseConfig(process.env),
-        metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME),
-        ...definition.adapters,
-      }),
-    );
+  const fromEnvironment = () => {
+    const app = createContext({ config: parseConfig(process.env), metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME), ...routeAdapters(route) });
+    // On Lambda this runs during init: a bad setting fails the first cold start loudly, and the
+    // DynamoDB client is created while the init phase has full CPU.
+    if (onLambda && route.table !== 'none') void app.db;
+    return withContext(app);
+  };
   if (onLambda) onThisContainer = fromEnvironment();
   const handler = (event: APIGatewayProxyEvent, context: Context) => (onThisContainer ??= fromEnvironment())(event, context);
 

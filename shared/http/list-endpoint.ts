@@ -15,7 +15,7 @@ type Item<R> = ResultBody<R> extends readonly (infer I)[] ? I : never;
  */
 export function listEndpoint<R extends ResponseSpec>(
   id: RouteId,
-  options: Pick<EndpointDefinition<undefined, typeof pageQuerySchema, undefined, R>, 'response' | 'docs' | 'adapters'> & {
+  options: Pick<EndpointDefinition<undefined, typeof pageQuerySchema, undefined, R>, 'response' | 'docs'> & {
     list(ctx: ServiceContext, caller: Caller, page: PageQuery): Promise<Page<Item<R>>>;
   },
 ) {
