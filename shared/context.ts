@@ -61,15 +61,20 @@ export function createContext(deps: ContextDeps): AppContext {
   const secrets = lazily('secret', deps.secrets, config);
   const codeSender = lazily('code sender', deps.codeSender, config);
   let keys: (() => Promise<ServiceKeys>) | undefined;
+  let logging: Logging | undefined;
   return {
     config,
     clock: deps.clock ?? systemClock,
-    logging: createLogging({
-      level: config.LOG_LEVEL,
-      serviceName: config.SERVICE_NAME,
-      debugSampleRate: config.LOG_DEBUG_SAMPLE_RATE,
-      sink: deps.logSink,
-    }),
+    // On first use, like the ports: on Lambda the first request builds the logger, as before
+    // contexts existed, so a context adds nothing to a function's cold import.
+    get logging() {
+      return (logging ??= createLogging({
+        level: config.LOG_LEVEL,
+        serviceName: config.SERVICE_NAME,
+        debugSampleRate: config.LOG_DEBUG_SAMPLE_RATE,
+        sink: deps.logSink,
+      }));
+    },
     get metrics() {
       return metrics();
     },
