@@ -30,6 +30,7 @@ import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
 import { SMS_WILDCARD_REASON, grantNeeds } from './constructs/grants';
 import type { GrantTargets, Needs } from './constructs/grants';
+import { routeConditions } from './bundling/options';
 import { BusinessAlarms } from './constructs/business-alarms';
 import { ServiceDashboard } from './constructs/dashboard';
 import { ACCESS_LOG_FORMAT, Operations } from './constructs/operations';
@@ -209,6 +210,7 @@ export class ServiceStack extends Stack {
         timeout: route.hashesPasswords ? PASSWORD_HASHING_TIMEOUT : DEFAULT_TIMEOUT,
         environment: functionEnvironment(route),
         wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
+        conditions: routeConditions(route),
       });
       grantNeeds(this, routeId(route), fn.role, route, targets);
 

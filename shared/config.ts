@@ -212,16 +212,3 @@ export function parseConfig(env: Env): Config {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   return parsed as Config;
 }
-
-let current: Config | undefined;
-
-/** The process's configuration, parsed on first use. */
-export function config(): Config {
-  current ??= parseConfig(process.env);
-  return current;
-}
-
-/** Replaces the configuration (local server and tests, before the first request). */
-export function useConfig(next: Config): void {
-  current = next;
-}

@@ -6,7 +6,10 @@ import type { CodeSender } from './ports/code-sender';
 import type { Metrics } from './ports/metrics';
 import type { ServiceKeys } from './ports/secrets';
 
-/** What a domain operation may use. Built by the HTTP wrapper (shared/http/endpoint.ts). */
+/**
+ * What a domain operation may use: the AppContext of its function (shared/context.ts) with the
+ * invocation's own logger and metrics. Built per invocation by the HTTP wrapper (shared/http/endpoint.ts).
+ */
 export interface ServiceContext {
   config: Config;
   clock: Clock;

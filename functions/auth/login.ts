@@ -1,6 +1,4 @@
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
 import { EXACTLY_ONE_TARGET, accountTargetFields, clientNameSchema, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
@@ -17,6 +15,5 @@ export const handler = endpoint('POST /api/auth/login', {
   body,
   response: 'sessionSchema',
   docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
-  adapters: { database, secrets: secretsManagerSource },
   run: ({ body, headers }, ctx) => logInWithPassword(ctx, body.target, body.password, sessionName(body.clientName, headerValue(headers, 'user-agent'))),
 });

@@ -1,6 +1,4 @@
-import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { refreshTokenSchema } from '../../shared/identity/session-schemas';
@@ -19,7 +17,6 @@ export const handler = endpoint('POST /api/auth/logout', {
       'Without a body, keeps no state (seed): the app forgets its tokens. Apps should send `{refreshToken}`: the session it belongs to ' +
       'then ends at once, with every token of it. A refresh token that is not one of the caller\'s changes nothing; the answer is the same.',
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: async ({ body, caller }, ctx) => {
     await signOut(ctx, caller, body?.refreshToken);
     return succeeded('Logged out.');

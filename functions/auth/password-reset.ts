@@ -1,6 +1,4 @@
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { resetPassword } from '../../shared/identity/account-service';
@@ -18,7 +16,6 @@ export const handler = endpoint('POST /api/auth/password/reset', {
     description: 'The code must have been sent to `target`. Tokens issued before stop working; a login lock is lifted.',
     errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED'],
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: async ({ body }, ctx) => {
     await resetPassword(ctx, body.target, body.verifyCode, body.newPassword);
     return succeeded('Password changed.');

@@ -1,6 +1,4 @@
-import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { refreshTokenSchema } from '../../shared/identity/session-schemas';
 import { refreshSession } from '../../shared/identity/session-service';
@@ -19,6 +17,5 @@ export const handler = endpoint('POST /api/auth/token/refresh', {
       'and ends the session with all its tokens (`SESSION_ENDED`).',
     errors: ['REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_EXPIRED', 'SESSION_ENDED'],
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: ({ body }, ctx) => refreshSession(ctx, body.refreshToken),
 });

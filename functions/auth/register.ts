@@ -1,6 +1,4 @@
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { register } from '../../shared/identity/account-service';
 import { EXACTLY_ONE_TARGET, accountTargetFields, newPasswordSchema, oneAccountTarget, verifyCodeSchema } from '../../shared/identity/schemas';
@@ -17,6 +15,5 @@ export const handler = endpoint('POST /api/auth/register', {
     description: 'The code must have been sent to the e-mail or phone. Answers the new user without a token.',
     errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_EXISTS'],
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: ({ body }, ctx) => register(ctx, body.target, body.verifyCode, body.password),
 });

@@ -1,46 +1,41 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { signedSecretsManagerSource as secretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
-import type { TokenStandingLookup } from '../../shared/adapters/signed-reads';
-import { config } from '../../shared/config';
-import type { Config } from '../../shared/config';
+import { signedSecretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
+import type { AppContext } from '../../shared/context';
 import { UnauthorizedError } from '../../shared/errors';
 import { authorize } from '../../shared/identity/authorize';
-import { createLogger } from '../../shared/logging/logger';
-import { systemClock } from '../../shared/ports/clock';
-import { cachedKeys } from '../../shared/ports/secrets';
-import type { SecretSource, ServiceKeys } from '../../shared/ports/secrets';
-import { portOverrides } from '../../shared/runtime';
+
+type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 /**
  * The API's TOKEN authorizer: verifies the bearer JWT and hands the caller to the handlers.
- * It uses no AWS SDK (see shared/adapters/slim-lookups.ts): its cold start sits in front of
- * every Bearer request whose token is not in API Gateway's cache.
+ * It bundles no SDK client, only the SDK's signer (shared/adapters/signed-reads.ts): its cold
+ * start sits in front of every Bearer request whose token is not in API Gateway's cache.
+ *
+ * The authorizer serving one context: its keys are the context's (read once per container and
+ * KEYS_MAX_AGE_SECONDS, as every function's), its token-version lookup is built once with it.
  */
-let dependencies:
-  | { cfg: Config; secrets: SecretSource | undefined; keys: () => Promise<ServiceKeys>; tokenStanding: TokenStandingLookup }
-  | undefined;
-
-export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const cfg = config();
-  const overrides = portOverrides();
-  // Built once per container. Rebuilt only when the settings or the secret source are replaced:
-  // a local server started after another in the same process (tests) has its own table and root
-  // secret, and must not verify tokens with the first one's key or read the first one's table.
-  if (dependencies?.cfg !== cfg || dependencies.secrets !== overrides.secrets) {
-    dependencies = {
-      cfg,
-      secrets: overrides.secrets,
-      keys: cachedKeys(overrides.secrets ?? secretsManagerSource(cfg), cfg.KEYS_MAX_AGE_SECONDS * 1000),
-      tokenStanding: tokenStandingLookup(cfg),
-    };
-  }
-  const { keys, tokenStanding } = dependencies;
-  try {
-    return await authorize(event, { config: cfg, clock: overrides.clock ?? systemClock, tokenStanding, keys });
-  } catch (error) {
-    if (!(error instanceof UnauthorizedError)) throw error;
-    createLogger(cfg.LOG_LEVEL, {}, { serviceName: cfg.SERVICE_NAME }).info('token refused', { reason: error.cause instanceof Error ? error.cause.name : 'format' });
-    // The exact message API Gateway expects for a 401; nothing about why.
-    throw new Error('Unauthorized');
-  }
+function withContext(app: AppContext): AuthorizerHandler {
+  const tokenStanding = tokenStandingLookup(app.config);
+  const log = app.logging.logger();
+  return async (event) => {
+    try {
+      return await authorize(event, { config: app.config, clock: app.clock, tokenStanding, keys: app.keys });
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      log.info('token refused', { reason: error.cause instanceof Error ? error.cause.name : 'format' });
+      // The exact message API Gateway expects for a 401; nothing about why.
+      throw new Error('Unauthorized');
+    }
+  };
 }
+
+// As the endpoints (shared/http/endpoint.ts): on Lambda a context of its own, built on the first
+// request from the environment; the local server and tests give theirs with `withContext`.
+let onThisContainer: AuthorizerHandler | undefined;
+export const handler = Object.assign(
+  (event: APIGatewayTokenAuthorizerEvent) =>
+    (onThisContainer ??= withContext(createContext({ config: parseConfig(process.env), secrets: signedSecretsManagerSource })))(event),
+  { withContext },
+);

@@ -1,10 +1,8 @@
 import { stats } from '../../shared/behavior/behavior-service';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 
 /** Login count and per-type count and last value, from aggregates: constant cost. */
 export const handler = endpoint('GET /api/behavior/stats', {
-  adapters: { database },
   response: 'behaviorStatsSchema',
   docs: { summary: 'Behavior statistics' },
   run: ({ caller }, ctx) => stats(ctx, caller),

@@ -1,11 +1,9 @@
-import { database } from '../../shared/db/client';
 import { bind } from '../../shared/devices/device-service';
 import { bindDeviceBody } from '../../shared/devices/schemas';
 import { endpoint } from '../../shared/http/endpoint';
 
 /** Binds a device to the caller; a serial bound to another account is refused (400, code 1). */
 export const handler = endpoint('POST /api/devices', {
-  adapters: { database },
   body: bindDeviceBody,
   response: 'deviceSchema',
   docs: {

@@ -1,12 +1,8 @@
-import { database } from '../../shared/db/client';
 import { list } from '../../shared/devices/device-service';
-import { endpoint } from '../../shared/http/endpoint';
-import { pageQuerySchema, pageReply } from '../../shared/http/pagination';
+import { listEndpoint } from '../../shared/http/list-endpoint';
 
-export const handler = endpoint('GET /api/devices', {
-  adapters: { database },
-  query: pageQuerySchema,
+export const handler = listEndpoint('GET /api/devices', {
   response: 'deviceListSchema',
   docs: { summary: 'List your devices', description: 'Newest binding first.' },
-  run: async ({ query, caller }, ctx) => pageReply(await list(ctx, caller, query), query),
+  list,
 });

@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { unbind } from '../../shared/devices/device-service';
 import { devicePathParams } from '../../shared/devices/parameters';
 import { endpoint } from '../../shared/http/endpoint';
@@ -6,7 +5,6 @@ import { succeeded } from '../../shared/http/response';
 
 /** Unbinds one of the caller's devices; a serial that is not the caller's is 404. */
 export const handler = endpoint('DELETE /api/devices/{sn}', {
-  adapters: { database },
   params: devicePathParams,
   response: 'successSchema',
   docs: { summary: 'Unbind a device', description: 'A serial that is not bound to you answers 404.', errors: ['NOT_FOUND'] },

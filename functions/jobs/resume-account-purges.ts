@@ -1,12 +1,20 @@
-import { config } from '../../shared/config';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
+import type { AppContext } from '../../shared/context';
 import { resumePendingPurges } from '../../shared/db/account-deletion';
 import { database } from '../../shared/db/client';
-import { createLogger } from '../../shared/logging/logger';
 
-/** Scheduled (see `jobs` in shared/routes.ts): finishes every account purge that was cut short. */
-export async function handler(): Promise<{ purged: number }> {
-  const cfg = config();
-  const purged = await resumePendingPurges(database(cfg));
-  createLogger(cfg.LOG_LEVEL, {}, { serviceName: cfg.SERVICE_NAME }).info('account purges resumed', { purged: purged.length });
+/** Finishes every account purge that was cut short, with the table and logs of a context. */
+const withContext = (app: AppContext) => async (): Promise<{ purged: number }> => {
+  const purged = await resumePendingPurges(app.db);
+  app.logging.logger().info('account purges resumed', { purged: purged.length });
   return { purged: purged.length };
-}
+};
+
+/** On Lambda, a context built on the first run, once per container, as the endpoints'. */
+let onThisContainer: ReturnType<typeof withContext> | undefined;
+
+/** Scheduled (see `jobs` in shared/routes.ts); tests run it with their own context (`withContext`). */
+export const handler = Object.assign(() => (onThisContainer ??= withContext(createContext({ config: parseConfig(process.env), database })))(), {
+  withContext,
+});

@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
@@ -15,7 +14,6 @@ const params = z.object({
 export const handler = endpoint('DELETE /api/auth/sessions/{sessionId}', {
   params,
   response: 'successSchema',
-  adapters: { database },
   docs: {
     summary: 'End a session',
     description: 'Signs that device out: its refresh token stops working and its access tokens get 401 at once. Ending the caller\'s own session is logging out.',

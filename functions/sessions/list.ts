@@ -1,10 +1,8 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { listActiveSessions } from '../../shared/identity/session-service';
 
 export const handler = endpoint('GET /api/auth/sessions', {
   response: 'activeSessionListSchema',
-  adapters: { database },
   docs: { summary: 'The signed-in sessions', description: 'Every live session of the account, newest first; `current` marks the caller\'s own.' },
   run: ({ caller }, ctx) => listActiveSessions(ctx, caller),
 });

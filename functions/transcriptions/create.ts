@@ -1,12 +1,10 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
-import { idempotentIn } from '../../shared/http/idempotency';
+import { idempotentIn } from '../../shared/http/middlewares/idempotency';
 import { newTranscriptionBody } from '../../shared/transcriptions/schemas';
 import { save } from '../../shared/transcriptions/transcription-service';
 
 /** Saves a transcription record; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/transcriptions', {
-  adapters: { database },
   body: newTranscriptionBody,
   response: 'transcriptionRecordSchema',
   idempotency: idempotentIn('transcriptions'),

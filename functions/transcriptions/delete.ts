@@ -1,11 +1,9 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { remove } from '../../shared/transcriptions/transcription-service';
 
 export const handler = endpoint('DELETE /api/transcriptions/{id}', {
-  adapters: { database },
   params: transcriptionPathParams,
   response: 'successSchema',
   docs: { summary: 'Delete a transcription record', description: 'Its duration leaves the usage of the day it was created on.', errors: ['NOT_FOUND'] },

@@ -1,11 +1,9 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { get } from '../../shared/transcriptions/transcription-service';
 
 /** One of the caller's records; another user's record is 404. */
 export const handler = endpoint('GET /api/transcriptions/{id}', {
-  adapters: { database },
   params: transcriptionPathParams,
   response: 'transcriptionRecordSchema',
   docs: { summary: 'Read a transcription record', errors: ['NOT_FOUND'] },

@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { transcriptionPathParams } from '../../shared/transcriptions/parameters';
 import { transcriptionPatchBody } from '../../shared/transcriptions/schemas';
@@ -6,7 +5,6 @@ import { edit } from '../../shared/transcriptions/transcription-service';
 
 /** Edits one of the caller's records; answers the record with `updatedAt` set. */
 export const handler = endpoint('PATCH /api/transcriptions/{id}', {
-  adapters: { database },
   params: transcriptionPathParams,
   body: transcriptionPatchBody,
   response: 'transcriptionRecordSchema',

@@ -1,7 +1,5 @@
-import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { changeTarget } from '../../shared/accounts/profile-service';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { verifyCodeSchema } from '../../shared/identity/schemas';
 import { emailTargetSchema } from '../../shared/identity/targets';
@@ -16,6 +14,5 @@ export const handler = endpoint('PUT /api/users/me/email', {
     description: 'With a code sent to the new address by `POST /api/verify-code/send`. The old address is freed for others.',
     errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_EXISTS'],
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: ({ body, caller }, ctx) => changeTarget(ctx, caller, body.email, body.verifyCode),
 });

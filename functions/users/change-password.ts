@@ -1,7 +1,5 @@
-import { database } from '../../shared/db/client';
 import * as z from 'zod/mini';
 import { changePassword } from '../../shared/accounts/profile-service';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
@@ -22,7 +20,6 @@ export const handler = endpoint('PUT /api/users/me/password', {
       '`currentPassword` is required when the account has a password (wrong ones count toward the login lock); an account created by code sets its first one without. Every other session ends; this one goes on.',
     errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'],
   },
-  adapters: { database, secrets: secretsManagerSource },
   run: async ({ body, caller, headers }, ctx) => {
     const { tokens } = await changePassword(ctx, caller, body.currentPassword, body.newPassword, sessionName(undefined, headerValue(headers, 'user-agent')));
     return { ...succeeded('Password changed.'), ...tokens };

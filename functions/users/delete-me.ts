@@ -1,11 +1,9 @@
 import { deleteAccount } from '../../shared/accounts/account-deletion-service';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 
 /** Deletes the caller's account and all its data; its tokens stop working. */
 export const handler = endpoint('DELETE /api/users/me', {
-  adapters: { database },
   response: 'successSchema',
   docs: {
     summary: 'Delete your account',

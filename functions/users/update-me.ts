@@ -1,4 +1,3 @@
-import { database } from '../../shared/db/client';
 import { profilePatchBody } from '../../shared/accounts/schemas';
 import { updateSettings } from '../../shared/accounts/profile-service';
 import { endpoint } from '../../shared/http/endpoint';
@@ -6,7 +5,6 @@ import { endpoint } from '../../shared/http/endpoint';
 export const handler = endpoint('PATCH /api/users/me', {
   body: profilePatchBody,
   response: 'userSchema',
-  adapters: { database },
   docs: {
     summary: 'Change the time zone or locale',
     description:

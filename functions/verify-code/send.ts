@@ -1,7 +1,4 @@
 import * as z from 'zod/mini';
-import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
-import { signedSecretsManagerSource as secretsManagerSource } from '../../shared/adapters/signed-reads';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
@@ -31,7 +28,6 @@ export const handler = endpoint('POST /api/verify-code/send', {
     errors: ['CODE_COOLDOWN', 'CODE_DAILY_LIMIT', 'SMS_LIMIT_REACHED'],
     headers: ['Accept-Language'],
   },
-  adapters: { database, codeSender: awsCodeSender, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => {
     // Neither names a language we have: the account's own choice decides (undefined), read in the service.
     await sendCode(ctx, body.target, requestedLocale(body.locale, headerValue(headers, 'accept-language')));

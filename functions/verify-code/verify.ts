@@ -1,6 +1,4 @@
 import * as z from 'zod/mini';
-import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { database } from '../../shared/db/client';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { signInWithCode } from '../../shared/identity/account-service';
@@ -16,7 +14,6 @@ export const handler = endpoint('POST /api/verify-code/verify', {
   body,
   response: 'codeSessionSchema',
   docs: { summary: 'Sign in with a code', description: 'A target without an account gets one.', errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED'] },
-  adapters: { database, secrets: secretsManagerSource },
   run: async ({ body, headers }, ctx) => ({
     ...succeeded('Signed in.'),
     ...(await signInWithCode(ctx, body.target, body.verifyCode, sessionName(body.clientName, headerValue(headers, 'user-agent')))),

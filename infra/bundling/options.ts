@@ -32,3 +32,22 @@ export const lambdaEsbuildOptions = {
   // Some CommonJS dependencies call require(); ESM output needs it defined.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
 } as const;
+
+/**
+ * The esbuild conditions of a function: one for each adapter its route table entry does not need,
+ * under which package.json's `#adapters/...` imports (shared/adapters/route-adapters.ts) resolve to
+ * nothing, so a function that sends no codes bundles no SES or SNS client. The stack and the
+ * benchmarks both bundle with these.
+ */
+export function routeConditions(needs: { table: string; secret: boolean; sender: boolean }): string[] {
+  return [
+    // esbuild adds `module` to the conditions only when none are given; without it packages'
+    // ESM builds, which tree-shake (see mainFields), would give way to CommonJS ones (+165 KB).
+    'module',
+    ...(needs.table === 'none' ? ['route-without-table'] : []),
+    ...(needs.secret ? [] : ['route-without-secret']),
+    // The code sender reads the secret with the SDK's signer instead of its client: with SES and
+    // SNS, the Secrets Manager client puts it over the identity bundle goal (README "Benchmarks").
+    ...(needs.sender ? ['route-with-sender'] : ['route-without-sender']),
+  ];
+}

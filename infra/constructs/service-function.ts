@@ -73,6 +73,8 @@ export interface ServiceFunctionProps {
   logLevel: ServiceLogLevel;
   /** Why this role needs `Resource: *` statements, beyond X-Ray (for the cdk-nag record). */
   wildcardResourceReasons?: string[];
+  /** esbuild conditions: the adapters a route does not need (`routeConditions` of infra/bundling/options.ts). */
+  conditions?: string[];
 }
 
 /**
@@ -130,7 +132,10 @@ export class ServiceFunction extends Construct {
         // Source maps would mean --enable-source-maps, which slows cold starts and every stack trace.
         sourceMap: lambdaEsbuildOptions.sourcemap,
         bundleAwsSDK: true,
-        esbuildArgs: { '--alias': Object.entries(lambdaEsbuildOptions.alias).map(([module, replacement]) => `${module}=${replacement}`) },
+        esbuildArgs: {
+          '--alias': Object.entries(lambdaEsbuildOptions.alias).map(([module, replacement]) => `${module}=${replacement}`),
+          ...(props.conditions ? { '--conditions': props.conditions.join(',') } : {}),
+        },
         charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
       },

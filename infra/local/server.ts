@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import type { Config } from '../../shared/config';
-import { useConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
+import type { AppContext } from '../../shared/context';
+import { database } from '../../shared/db/client';
 import { CORS_ALLOWED_HEADERS, SECURITY_HEADERS, corsHeaders } from '../../shared/http/headers';
 import { PayloadTooLargeError } from '../../shared/errors';
 import { errorResponse } from '../../shared/http/error-map';
@@ -14,10 +16,12 @@ import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/ht
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { parseTarget } from '../../shared/identity/targets';
+import type { LogSink } from '../../shared/logging/logger';
 import type { Clock } from '../../shared/ports/clock';
+import type { CodeSender } from '../../shared/ports/code-sender';
+import type { SecretSource } from '../../shared/ports/secrets';
 import { CODE_PATH_PREFIX, authorizer, routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
-import { overridePorts } from '../../shared/runtime';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
 import type { DocsFile } from '../tools/docs-site';
 import { PROJECT_ROOT } from '../project-root';
@@ -39,6 +43,10 @@ export interface LocalServerOptions {
   host?: string;
   /** The business metrics summary served at /dev/metrics; a new one if not given. */
   metrics?: DevMetrics;
+  /** Where the handlers' log lines go; stdout if not given. */
+  logSink?: LogSink;
+  /** Ports in place of the dev outbox and the root secret (tests of AWS adapters and faults). */
+  ports?: { codeSender?: CodeSender; secrets?: SecretSource };
 }
 
 export interface LocalServer {
@@ -46,11 +54,17 @@ export interface LocalServer {
   port: number;
   server: Server;
   metrics: DevMetrics;
+  /** The context the handlers and the authorizer serve (its DynamoDB client, for fault tests). */
+  context: AppContext;
   close(): Promise<void>;
 }
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+/** What a function module exports: its handler, which serves the context it is given. */
+interface HandlerModule<T> {
+  withContext(context: AppContext): T;
+}
 
 interface MountedRoute {
   route: RouteDefinition;
@@ -172,23 +186,27 @@ export class CodeRequestLimiter {
 }
 
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
-  useConfig(options.config);
   const metrics = options.metrics ?? new DevMetrics();
-  overridePorts({
-    clock: { now: () => new Date(options.clock.now().getTime() + (requestClockOffset.getStore() ?? 0)) },
-    codeSender: options.outbox,
-    secrets: { rootSecret: async () => options.rootSecret },
-    metrics,
-  });
   const cfg = options.config;
+  // The server's own context: the functions' code with local ports (the dev outbox, the root
+  // secret from the options, /dev/metrics), and a clock X-Dev-Now can move for one request.
+  const context = createContext({
+    config: cfg,
+    clock: { now: () => new Date(options.clock.now().getTime() + (requestClockOffset.getStore() ?? 0)) },
+    logSink: options.logSink,
+    metrics: () => metrics,
+    database,
+    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret },
+    codeSender: () => options.ports?.codeSender ?? options.outbox,
+  });
 
   const mounted: MountedRoute[] = [];
   for (const route of routes) {
-    const handler = await loadModule<ProxyHandler>(route.entry);
+    const handler = (await loadModule<HandlerModule<ProxyHandler>>(route.entry)).withContext(context);
     for (const resource of versionedPaths(route.path)) mounted.push({ route, resource, handler, ...compile(resource) });
   }
   mounted.sort((a, b) => literalSegmentsFirst(a.resource, b.resource));
-  const authorize = await loadModule<AuthorizerHandler>(authorizer.entry);
+  const authorize = (await loadModule<HandlerModule<AuthorizerHandler>>(authorizer.entry)).withContext(context);
   /** The API reference page (GET /docs/), read on its first request. Local mode only, like /dev. */
   let docs: Map<string, DocsFile> | undefined;
   /** API Gateway caches an authorizer's policy per identity source value for the configured TTL. */
@@ -399,6 +417,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     port,
     server,
     metrics,
+    context,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

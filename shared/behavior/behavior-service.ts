@@ -5,7 +5,6 @@ import type { BehaviorEvent } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
 import type { Remember } from '../db/transactions';
-import { succeeded } from '../http/response';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 // The event types from their own module: the request schemas are built at import, and the
@@ -14,31 +13,30 @@ import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { EventType } from './event-types';
 import type { EventBatchInput, GeneralEventInput } from './schemas';
 
-export type Confirmation = ReturnType<typeof succeeded>;
-
+/**
+ * Writes one event. `alsoWrite` adds writes to its transaction (the handler stores its response
+ * for Idempotency-Key replays there); the service answers no HTTP envelope of its own.
+ */
 async function record(
   ctx: ServiceContext,
   account: AccountRef,
   event: { eventType: EventType; eventValue: string | null; location: string | null },
-  message: string,
-  remember: Remember<Confirmation>,
-): Promise<Confirmation> {
+  alsoWrite: Remember<void>,
+): Promise<void> {
   const now = ctx.clock.now();
   const eventId = await allocateId(ctx.db, 'event');
-  const response = succeeded(message);
-  await insertEvent(ctx.db, account, { eventId, ...event, createdAt: isoSeconds(now), createdAtMs: now.toISOString() }, remember(response));
+  await insertEvent(ctx.db, account, { eventId, ...event, createdAt: isoSeconds(now), createdAtMs: now.toISOString() }, alsoWrite());
   ctx.metrics.count('EventsRecorded');
-  return response;
 }
 
 /** A login event (seed 4.12); the sign-in endpoints do not record one themselves. */
-export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, remember: Remember<Confirmation> = () => []) {
-  return record(ctx, account, { eventType: LOGIN_EVENT_TYPE, eventValue: null, location }, 'Login recorded.', remember);
+export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, alsoWrite: Remember<void> = () => []) {
+  return record(ctx, account, { eventType: LOGIN_EVENT_TYPE, eventValue: null, location }, alsoWrite);
 }
 
 /** A general event (seed 4.14), its value already checked against its type's rule. */
-export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, remember: Remember<Confirmation> = () => []) {
-  return record(ctx, account, { eventType: input.eventType, eventValue: input.eventValue, location: null }, 'Event recorded.', remember);
+export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, alsoWrite: Remember<void> = () => []) {
+  return record(ctx, account, { eventType: input.eventType, eventValue: input.eventValue, location: null }, alsoWrite);
 }
 
 /**
@@ -47,7 +45,7 @@ export function recordEvent(ctx: ServiceContext, account: AccountRef, input: Gen
  * stamped with the time they arrive, as single events are, and ordered as sent: ids are handed out
  * in that order and an event's position is its time, then its id.
  */
-export async function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, remember: Remember<Confirmation> = () => []) {
+export async function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, alsoWrite: Remember<void> = () => []): Promise<void> {
   const now = ctx.clock.now();
   const eventIds: number[] = [];
   for (let index = 0; index < input.events.length; index++) eventIds.push(await allocateId(ctx.db, 'event'));
@@ -59,10 +57,8 @@ export async function recordEvents(ctx: ServiceContext, account: AccountRef, inp
     createdAt: isoSeconds(now),
     createdAtMs: now.toISOString(),
   }));
-  const response = succeeded(input.events.length === 1 ? '1 event recorded.' : `${input.events.length} events recorded.`);
-  await insertEvents(ctx.db, account, events, remember(response));
+  await insertEvents(ctx.db, account, events, alsoWrite());
   for (let index = 0; index < events.length; index++) ctx.metrics.count('EventsRecorded');
-  return response;
 }
 
 /** One type's events, newest first. */

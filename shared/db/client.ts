@@ -29,16 +29,12 @@ export function isUnavailable(error: unknown): boolean {
   return UNAVAILABLE.has(error.name) || (status !== undefined && status >= 500) || code === 'ECONNREFUSED' || code === 'ECONNRESET';
 }
 
-let cached: { cfg: Config; database: Database } | undefined;
-/** The settings a client is built from: another value of any of them needs another client. */
-const CLIENT_SETTINGS = ['DYNAMODB_ENDPOINT', 'TABLE_NAME', 'DYNAMODB_CONNECT_TIMEOUT_MS', 'DYNAMODB_REQUEST_TIMEOUT_MS'] as const;
-
 /**
- * The document client, created once per container (per process locally). A local endpoint gets
- * fixed dummy credentials: DynamoDB Local accepts any, and none are configured on a dev machine.
+ * A new document client: the context (shared/context.ts) creates one per container, the local
+ * server one per server. A local endpoint gets fixed dummy credentials: DynamoDB Local accepts
+ * any, and none are configured on a dev machine.
  */
 export function database(cfg: Config): Database {
-  if (cached && CLIENT_SETTINGS.every((name) => cached!.cfg[name] === cfg[name])) return cached.database;
   const client = new DynamoDBClient({
     region: cfg.AWS_REGION,
     maxAttempts: DYNAMODB_MAX_ATTEMPTS,
@@ -72,6 +68,5 @@ export function database(cfg: Config): Database {
   const document = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  cached = { cfg, database: { client: document, tableName: cfg.TABLE_NAME } };
-  return cached.database;
+  return { client: document, tableName: cfg.TABLE_NAME };
 }

@@ -3,48 +3,41 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 // Types only: request schemas are zod/mini, parsed with its functional `safeParse`. Classic zod
 // would add ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
 import type * as z from 'zod/v4/core';
-import { config } from '../config';
-import type { Config } from '../config';
-import type { Database } from '../db/client';
+import { parseConfig } from '../config';
+import { createContext } from '../context';
+import type { AppContext } from '../context';
 import { UnauthorizedError } from '../errors';
-import { SESSION_ID_PATTERN } from '../identity/refresh-tokens';
-import { CLOCK_TOLERANCE_SECONDS } from '../identity/tokens';
-import { createLogger, startInvocationLogging } from '../logging/logger';
-import type { Logger } from '../logging/logger';
-import { epochSeconds, systemClock } from '../ports/clock';
-import type { CodeSender } from '../ports/code-sender';
-import { InvocationMetrics } from '../ports/metrics';
-import type { MetricSink } from '../ports/metrics';
-import { cachedKeys } from '../ports/secrets';
-import type { SecretSource, ServiceKeys } from '../ports/secrets';
 import { findRoute, routeId } from '../routes';
 import type { RouteDefinition, RouteId } from '../routes';
 import { powertoolsMetricSink } from '../adapters/powertools-metrics';
-import { portOverrides } from '../runtime';
+import { routeAdapters } from '../adapters/route-adapters';
 import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
-import type { Idempotency } from './idempotency';
-import { parseJsonBody, validatePart } from './request';
-import { errorToResult, logRequest, resultToResponse } from './response';
+import { caller } from './middlewares/caller';
+import type { Caller } from './middlewares/caller';
+import { errorMapping } from './middlewares/error-mapping';
+import type { Idempotency } from './middlewares/idempotency';
+import type { Invocation } from './middlewares/invocation';
+import { jsonBody } from './middlewares/json-body';
+import { requestLog } from './middlewares/request-log';
+import { response } from './middlewares/response';
+import { validation } from './middlewares/validation';
+import type { RequestSchemas } from './middlewares/validation';
 import type { OnlyListedFields, ResponseSchemaName, Result, ResultBody } from './response-contract';
 
-export type ProxyHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export type ProxyHandler = LambdaHandler & {
+  /** The same handler serving a context built by its caller (the local server, tests, the bench). */
+  withContext(app: AppContext): LambdaHandler;
   route: RouteDefinition;
   /** The handler's schemas and docs, read by the OpenAPI generator (infra/tools/openapi.ts). */
   definition: EndpointDefinition<unknown, unknown, unknown, ResponseSchemaName, unknown>;
 };
 
-/** The caller a Bearer route serves, as the authorizer established it. */
-export interface Caller {
-  userId: number;
-  tokenVersion: number;
-  expiresAt: number;
-  /** The session of the caller's token (absent in tokens from before sessions). */
-  sessionId?: string;
-}
+export type { Caller };
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
-const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
 
 export interface EndpointInput<B, Q, P> {
   body: Output<B>;
@@ -63,18 +56,6 @@ export interface RunInput<B, Q, P, R> extends EndpointInput<B, Q, P> {
    * request no key.
    */
   remember: Remember<ResultBody<R>>;
-}
-
-/**
- * The AWS adapters this function bundles; the route table says which it must have. The wrapper
- * imports none of them itself, so a function that never touches the table (health, openapi.json)
- * bundles no DynamoDB client.
- */
-export interface Adapters {
-  /** `database` of shared/db/client.ts, for routes whose `table` is not `none`. */
-  database?: (cfg: Config) => Database;
-  codeSender?: (cfg: Config) => CodeSender;
-  secrets?: (cfg: Config) => SecretSource;
 }
 
 /** Request headers an operation reads, beyond Authorization and Content-Type. */
@@ -110,17 +91,9 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
    */
   response?: R;
   docs: EndpointDocs;
-  adapters?: Adapters;
-  /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/idempotency.ts. */
+  /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/middlewares/idempotency.ts. */
   idempotency?: Idempotency;
   run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<T>>;
-}
-
-interface State {
-  input: RunInput<unknown, unknown, unknown, unknown>;
-  log: Logger;
-  startedAt: number;
-  metrics: InvocationMetrics;
 }
 
 const rememberNothing: Remember<unknown> = () => [];
@@ -128,42 +101,12 @@ const rememberNothing: Remember<unknown> = () => [];
 /** Lambda runs one invocation at a time per container; the local server does not. */
 const onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
 
-const keysBySource = new WeakMap<SecretSource, () => Promise<ServiceKeys>>();
-
-let emfSink: MetricSink | undefined;
-
-/** Hands the invocation's counts to the sink: once per invocation, whatever its outcome. */
-function publishMetrics(metrics: InvocationMetrics | undefined): void {
-  if (!metrics) return;
-  const counts = metrics.drain();
-  if (counts.length === 0) return;
-  (portOverrides().metrics ?? (emfSink ??= powertoolsMetricSink(config().SERVICE_NAME))).publish(counts);
-}
-
-function requireAdapter<T>(value: T | undefined, what: string, id: string): T {
-  if (value === undefined) throw new Error(`${id} has no ${what}; its route table entry does not declare one`);
-  return value;
-}
-
-/** Reads the caller the authorizer put into the request context (values arrive as strings). */
-function callerFrom(event: APIGatewayProxyEvent, now: Date): Caller {
-  const context = event.requestContext?.authorizer ?? {};
-  const userId = Number(context.userId);
-  const tokenVersion = Number(context.tokenVersion);
-  const expiresAt = Number(context.exp);
-  if (![userId, tokenVersion, expiresAt].every(Number.isSafeInteger)) throw new UnauthorizedError('Unauthorized');
-  // API Gateway may serve a cached Allow for minutes: it must never outlive the token itself.
-  if (expiresAt + CLOCK_TOLERANCE_SECONDS <= epochSeconds(now)) throw new UnauthorizedError('Unauthorized');
-  const sessionId = context.sessionId;
-  if (sessionId === undefined || sessionId === null || sessionId === '') return { userId, tokenVersion, expiresAt };
-  if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) throw new UnauthorizedError('Unauthorized');
-  return { userId, tokenVersion, expiresAt, sessionId };
-}
-
 /**
- * Wraps a domain function into a Lambda handler for its route: JSON body parsing, zod validation
- * of body, query and path, the authorizer's caller, JSON responses with the security headers,
- * and error mapping last. Handlers return plain data and throw domain errors; nothing else.
+ * Wraps a domain function into a Lambda handler for its route, as a pipeline of middy middlewares
+ * (shared/http/middlewares/): the request log, error mapping, the JSON response, the JSON body,
+ * zod validation of body, query and path, the authorizer's caller, and Idempotency-Key where the
+ * endpoint honours it. Handlers return plain data and throw domain errors; nothing else. The AWS
+ * adapters come from the route table entry, never from the handler.
  */
 export function endpoint<
   B extends z.$ZodType | undefined = undefined,
@@ -173,110 +116,65 @@ export function endpoint<
   T extends ResultBody<R> = ResultBody<R>,
 >(id: RouteId, definition: EndpointDefinition<B, Q, P, R, T> & OnlyListedFields<T, ResultBody<R>>): ProxyHandler {
   const route = findRoute(id);
-  if (
-    route.sender !== Boolean(definition.adapters?.codeSender) ||
-    route.secret !== Boolean(definition.adapters?.secrets) ||
-    (route.table !== 'none') !== Boolean(definition.adapters?.database)
-  ) {
-    throw new Error(`${id}: the adapters of the handler do not match its route table entry`);
-  }
+  const name = routeId(route);
 
-  // Built once per container, like the SDK clients: a new secret source per call would miss the
-  // key cache below and read Secrets Manager again on every use.
-  let senderFromAdapter: CodeSender | undefined;
-  let secretsFromAdapter: SecretSource | undefined;
-  // Module state lives as long as the container: its first invocation is the cold start.
-  let coldStart = true;
-  const serviceContext = (log: Logger, metrics: InvocationMetrics): ServiceContext => {
-    const cfg = config();
-    const overrides = portOverrides();
-    return {
-      config: cfg,
-      clock: overrides.clock ?? systemClock,
-      get db() {
-        return requireAdapter(definition.adapters?.database, 'database', id)(cfg);
-      },
-      keys() {
-        const source = overrides.secrets ?? (secretsFromAdapter ??= requireAdapter(definition.adapters?.secrets, 'secret', id)(cfg));
-        let keys = keysBySource.get(source);
-        if (!keys) keysBySource.set(source, (keys = cachedKeys(source, cfg.KEYS_MAX_AGE_SECONDS * 1000)));
-        return keys();
-      },
-      get codeSender() {
-        return overrides.codeSender ?? (senderFromAdapter ??= requireAdapter(definition.adapters?.codeSender, 'code sender', id)(cfg));
-      },
-      log,
-      metrics,
-    };
-  };
-
-  const base = async (event: APIGatewayProxyEvent, context: Context & { state?: State }) => {
-    const { input, log, metrics } = context.state!;
-    const ctx = serviceContext(log, metrics);
-    // Results are JSON objects (every response schema is one), which is what a replay stores.
-    const run = (remember: Remember<object>) => {
-      input.remember = remember as Remember<unknown>;
-      return definition.run(input as RunInput<B, Q, P, R>, ctx) as Promise<object>;
-    };
-    return definition.idempotency ? definition.idempotency(ctx, input, run) : run(rememberNothing);
-  };
-
-  const handler = middy<APIGatewayProxyEvent, unknown, Error, Context & { state?: State }>(base).use({
-    before: async (request) => {
-      const cfg = config();
-      const event = request.event;
-      const requestId = event.requestContext?.requestId ?? request.context.awsRequestId;
-      const logging = { serviceName: cfg.SERVICE_NAME, debugSampleRate: cfg.LOG_DEBUG_SAMPLE_RATE };
-      if (onLambda) startInvocationLogging(cfg.LOG_LEVEL, logging, request.context, requestId);
-      const log = createLogger(cfg.LOG_LEVEL, { requestId, route: routeId(route) }, logging);
-      const metrics = new InvocationMetrics();
-      if (coldStart) {
-        coldStart = false;
-        metrics.count('ColdStart');
-      }
-      // Set before validation: a refused request still publishes the cold start.
-      request.context.state = { log, metrics, startedAt: performance.now() } as State;
-      const now = (portOverrides().clock ?? systemClock).now();
-      const body =
-        definition.body && !(definition.bodyOptional && hasNoBody(event)) ? validatePart('body', definition.body, parseJsonBody(event)) : undefined;
-      const query = definition.query ? validatePart('query', definition.query, event.queryStringParameters ?? {}) : undefined;
-      const params = definition.params ? validatePart('path', definition.params, event.pathParameters ?? {}) : undefined;
-      // Read once: a Bearer route without a valid caller context is refused before the handler runs.
-      const caller = route.auth === 'bearer' ? callerFrom(event, now) : undefined;
+  /** The handler with its middlewares, serving one context. */
+  const withContext = (app: AppContext) => {
+    const base = async (event: APIGatewayProxyEvent, context: Invocation) => {
+      const { caller } = context;
       const input = {
-        body,
-        query,
-        params,
+        body: context.body,
+        query: context.query,
+        params: context.params,
         headers: event.headers ?? {},
-        remember: rememberNothing,
+        remember: context.remember ?? rememberNothing,
         get caller(): Caller {
           if (!caller) throw new UnauthorizedError('Unauthorized');
           return caller;
         },
       };
-      request.context.state.input = input;
-    },
-    after: async (request) => {
-      request.response = resultToResponse(request.response, request.event, config());
-      logRequest(request.context.state, request.response.statusCode);
-      publishMetrics(request.context.state?.metrics);
-    },
-    onError: async (request) => {
-      const state = request.context.state;
-      const cfg = config();
-      const log = state?.log ?? createLogger(cfg.LOG_LEVEL, { route: routeId(route) }, { serviceName: cfg.SERVICE_NAME });
-      request.response = errorToResult(request.error, request.event, config(), log);
-      logRequest(state ?? { log, startedAt: performance.now() }, request.response.statusCode);
-      publishMetrics(state?.metrics);
-    },
-  });
+      const ctx: ServiceContext = {
+        config: app.config,
+        clock: app.clock,
+        get db() {
+          return app.db;
+        },
+        keys: () => app.keys(),
+        get codeSender() {
+          return app.codeSender;
+        },
+        log: context.log!,
+        metrics: context.metrics!,
+      };
+      return definition.run(input as unknown as RunInput<B, Q, P, R>, ctx);
+    };
+    // Before runs in this order, after and onError in the reverse one: the request log is first
+    // in and last out, errors are mapped after every other middleware had its say.
+    const handler = middy<APIGatewayProxyEvent, unknown, Error, Invocation>(base)
+      .use(requestLog(app, name))
+      .use(errorMapping({ config: app.config, logging: app.logging, route: name }))
+      .use(response({ config: app.config }));
+    if (definition.body) handler.use(jsonBody({ optional: definition.bodyOptional }));
+    handler.use(validation(definition as RequestSchemas)).use(caller({ bearer: route.auth === 'bearer', clock: app.clock }));
+    if (definition.idempotency) handler.use(definition.idempotency(app));
+    return handler as unknown as LambdaHandler;
+  };
 
-  // On Lambda, parse the settings and create clients during init: a bad setting fails the
-  // deployment's first cold start loudly, and the init phase runs at full CPU.
-  if (onLambda) {
-    const cfg = config();
-    definition.adapters?.database?.(cfg);
-  }
+  // How a handler gets its context: on Lambda it builds one itself, once per container, from the
+  // environment and the AWS adapters its route table entry names (shared/adapters/route-adapters.ts).
+  // The local server, the tests and the bench build their own context and call
+  // `handler.withContext(ctx)`: nothing is overridden behind the handler's back, and two servers
+  // in one process keep their own settings and ports.
+  let onThisContainer: ReturnType<typeof withContext> | undefined;
+  const fromEnvironment = () => {
+    const app = createContext({ config: parseConfig(process.env), metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME), ...routeAdapters(route) });
+    // On Lambda this runs during init: a bad setting fails the first cold start loudly, and the
+    // DynamoDB client is created while the init phase has full CPU.
+    if (onLambda && route.table !== 'none') void app.db;
+    return withContext(app);
+  };
+  if (onLambda) onThisContainer = fromEnvironment();
+  const handler = (event: APIGatewayProxyEvent, context: Context) => (onThisContainer ??= fromEnvironment())(event, context);
 
-  return Object.assign(handler as unknown as ProxyHandler, { route, definition: definition as ProxyHandler['definition'] });
+  return Object.assign(handler as ProxyHandler, { route, definition: definition as ProxyHandler['definition'], withContext });
 }

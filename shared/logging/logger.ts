@@ -22,69 +22,70 @@ export interface Logger {
 
 export type LogSink = (line: string) => void;
 
-let sink: LogSink = (line) => process.stdout.write(`${line}\n`);
+/** Lambda reads the function's stdout into CloudWatch Logs, one line per entry. */
+export const STDOUT_SINK: LogSink = (line) => process.stdout.write(`${line}\n`);
 
-/** Redirects every logger (tests capture the logs of a whole flow this way). */
-export function setLogSink(next: LogSink): void {
-  sink = next;
-}
-
-/** Powertools' Logger, writing its lines to the sink instead of its own console. */
+/** Powertools' Logger, writing its lines to a sink instead of its own console. */
 class SinkLogger extends PowertoolsLogger {
+  // Set after Powertools' constructor has run: anything it printed before went to stdout.
+  sink: LogSink = STDOUT_SINK;
+
   protected override printLog(_logLevel: number, log: LogItem): void {
     log.prepareForPrint();
-    sink(JSON.stringify(log.getAttributes(), this.getJsonReplacer()));
+    (this.sink ?? STDOUT_SINK)(JSON.stringify(log.getAttributes(), this.getJsonReplacer()));
   }
 }
 
 export interface LoggingOptions {
+  level: LogLevel;
   /** The `service` key of every line (shared/config.ts SERVICE_NAME). */
   serviceName?: string;
   /** Share of invocations logged at debug level whatever the level (LOG_DEBUG_SAMPLE_RATE). */
   debugSampleRate?: number;
+  /** Where lines go: stdout unless a test or tool captures them. */
+  sink?: LogSink;
 }
 
-// One Powertools logger per container and settings: it keeps the cold-start flag and the Lambda
-// context of the invocation. Request fields are passed with each line instead of through
-// Powertools' child loggers, which would each report a cold start of their own.
-const roots = new Map<string, SinkLogger>();
-
-function rootLogger(level: LogLevel, options: LoggingOptions): SinkLogger {
-  const key = `${level}|${options.serviceName ?? ''}|${options.debugSampleRate ?? 0}`;
-  let root = roots.get(key);
-  if (!root) {
-    root = new SinkLogger({
-      logLevel: level.toUpperCase() as 'INFO',
-      serviceName: options.serviceName ?? 'captioning',
-      sampleRateValue: options.debugSampleRate ?? 0,
-    });
-    roots.set(key, root);
-  }
-  return root;
+/** The loggers of one context (shared/context.ts). */
+export interface Logging {
+  /** A logger adding `base` to each of its lines. */
+  logger(base?: Record<string, unknown>): Logger;
+  /**
+   * Starts a Lambda invocation's logging: its context (function name, memory, ARN, `cold_start`),
+   * its correlation id, and a new draw of the debug sample. Lambda runs one invocation at a time
+   * per container, which is what makes this per-container state right; the local server, which
+   * serves requests side by side, does not call it.
+   */
+  startInvocation(context: Context, correlationId: string | undefined): void;
 }
 
-export function createLogger(level: LogLevel, base: Record<string, unknown> = {}, options: LoggingOptions = {}): Logger {
-  const root = rootLogger(level, options);
-  return {
+/**
+ * One Powertools logger per context (once per container on Lambda): it keeps the cold-start flag
+ * and the Lambda context of the invocation. Request fields are passed with each line instead of
+ * through Powertools' child loggers, which would each report a cold start of their own.
+ */
+export function createLogging(options: LoggingOptions): Logging {
+  const root = new SinkLogger({
+    logLevel: options.level.toUpperCase() as 'INFO',
+    serviceName: options.serviceName ?? 'captioning',
+    sampleRateValue: options.debugSampleRate ?? 0,
+  });
+  root.sink = options.sink ?? STDOUT_SINK;
+  const logger = (base: Record<string, unknown> = {}): Logger => ({
     debug: (message, fields) => root.debug(message, { ...base, ...fields }),
     info: (message, fields) => root.info(message, { ...base, ...fields }),
     warn: (message, fields) => root.warn(message, { ...base, ...fields }),
     error: (message, fields) => root.error(message, { ...base, ...fields }),
-    child: (fields) => createLogger(level, { ...base, ...fields }, options),
+    child: (fields) => logger({ ...base, ...fields }),
+  });
+  return {
+    logger,
+    startInvocation(context, correlationId) {
+      root.addContext(context);
+      root.setCorrelationId(correlationId);
+      root.refreshSampleRateCalculation();
+    },
   };
-}
-
-/**
- * Starts a Lambda invocation's logging: its context (function name, memory, ARN, `cold_start`),
- * its correlation id, and a new draw of the debug sample. Lambda runs one invocation at a time
- * per container, which is what makes this per-container state right; the local server, which
- * serves requests side by side, does not call it.
- */
-export function startInvocationLogging(level: LogLevel, options: LoggingOptions, context: Context, correlationId: string | undefined): void {
-  const root = rootLogger(level, options);
-  root.addContext(context);
-  root.setCorrelationId(correlationId);
-  root.refreshSampleRateCalculation();
 }
 
 /** `a***@example.com`, `+86*******00`: enough to follow a case, not enough to identify a person. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import type { Metafile } from 'esbuild';
-import { lambdaEsbuildOptions } from '../../infra/bundling/options';
+import { lambdaEsbuildOptions, routeConditions } from '../../infra/bundling/options';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { authorizer, routeId, routes } from '../../shared/routes';
 
@@ -25,6 +25,8 @@ export interface BundleTarget {
   kind: 'function' | 'authorizer' | 'baseline' | 'part';
   /** What its cold import is compared with: the DynamoDB client alone, or an empty bundle. */
   floor: 'dynamodb' | 'empty';
+  /** esbuild conditions, as the stack bundles the function (the adapters its route does not need). */
+  conditions?: string[];
 }
 
 export interface BuiltBundle extends BundleTarget {
@@ -46,7 +48,7 @@ export interface BuiltBundle extends BundleTarget {
 
 export function functionTargets(): BundleTarget[] {
   return [
-    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', floor: 'dynamodb' })),
+    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', floor: 'dynamodb', conditions: routeConditions(route) })),
     { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', floor: 'empty' },
   ];
 }
@@ -70,6 +72,7 @@ async function buildOne(target: BundleTarget, outdir: string, index: number): Pr
     absWorkingDir: PROJECT_ROOT,
     entryPoints: [join(PROJECT_ROOT, target.entry)],
     outfile: file,
+    ...(target.conditions ? { conditions: target.conditions } : {}),
     metafile: true,
     logLevel: 'error',
   });

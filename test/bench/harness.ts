@@ -8,15 +8,15 @@ import { ensureTable } from '../../infra/local/create-table';
 import { DevOutbox } from '../../infra/local/dev-outbox';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
 import type { DynamoDbLocal } from '../../infra/local/dynamodb-local';
-import { parseConfig, useConfig } from '../../shared/config';
+import { parseConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import { DYNAMODB_MAX_ATTEMPTS, database } from '../../shared/db/client';
-import { setLogSink } from '../../shared/logging/logger';
+import { createContext } from '../../shared/context';
+import type { AppContext } from '../../shared/context';
 import { powertoolsMetricSink } from '../../shared/adapters/powertools-metrics';
 import type { MetricSink } from '../../shared/ports/metrics';
 import { authorizer, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
-import { overridePorts } from '../../shared/runtime';
 import { MovableClock } from '../support/movable-clock';
 import { PROJECT_ROOT } from './bundles';
 import { consumedCapacityMiddleware, emptyUsage } from './consumed-capacity';
@@ -136,12 +136,11 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
   await ensureTable(dynamo.endpoint, config.TABLE_NAME);
   // Lines are dropped, but counted while `usage` measures: what CloudWatch Logs would ingest.
   let logs: { bytes: number; lines: number } | undefined;
-  setLogSink((line) => {
+  const logSink = (line: string) => {
     if (!logs) return;
     logs.bytes += Buffer.byteLength(line) + 1;
     logs.lines++;
-  });
-  useConfig(config);
+  };
   const clock = new MovableClock();
   const outbox = new DevOutbox(clock, false);
   const rootSecret = randomBytes(32).toString('base64url');
@@ -159,7 +158,16 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
       }
     },
   };
-  overridePorts({ clock, codeSender: outbox, secrets: { rootSecret: async () => rootSecret }, metrics });
+  // The bench's own context, as the local server builds one: the functions' code with local ports.
+  const app: AppContext = createContext({
+    config,
+    clock,
+    logSink,
+    metrics: () => metrics,
+    database,
+    secrets: () => ({ rootSecret: async () => rootSecret }),
+    codeSender: () => outbox,
+  });
 
   // The floor: the same settings as shared/db/client.ts, without the service's own middleware.
   const bare = DynamoDBDocumentClient.from(
@@ -172,7 +180,7 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     }),
     { marshallOptions: { removeUndefinedValues: true } },
   );
-  const serviceClient = database(config).client;
+  const serviceClient = app.db.client;
   let dynamoUsage: DynamoUsage | undefined;
   serviceClient.middlewareStack.add(...consumedCapacityMiddleware(() => dynamoUsage));
 
@@ -180,7 +188,7 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
   const handler = (route: RouteDefinition) => {
     let loaded = handlers.get(route.entry);
     if (!loaded) {
-      loaded = import(pathToFileURL(join(PROJECT_ROOT, route.entry)).href).then((module: { handler: ProxyHandler }) => module.handler);
+      loaded = import(pathToFileURL(join(PROJECT_ROOT, route.entry)).href).then((module: { handler: { withContext(app: AppContext): ProxyHandler } }) => module.handler.withContext(app));
       handlers.set(route.entry, loaded);
     }
     return loaded;
@@ -334,7 +342,9 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
   }
 
   async function authorizeToken(token: string): Promise<APIGatewayAuthorizerResult> {
-    authorize ??= import(pathToFileURL(join(PROJECT_ROOT, authorizer.entry)).href).then((module: { handler: AuthorizerHandler }) => module.handler);
+    authorize ??= import(pathToFileURL(join(PROJECT_ROOT, authorizer.entry)).href).then(
+      (module: { handler: { withContext(app: AppContext): AuthorizerHandler } }) => module.handler.withContext(app),
+    );
     return (await authorize)({
       type: 'TOKEN',
       authorizationToken: `Bearer ${token}`,

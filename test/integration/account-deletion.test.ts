@@ -193,7 +193,7 @@ describe('an interrupted deletion', () => {
     expect(await exists(keys.pendingPurge(account.userId))).toBe(true);
 
     // The scheduled job (functions/jobs/resume-account-purges.ts) finishes it.
-    expect((await resumeAccountPurgesJob()).purged).toBeGreaterThanOrEqual(1);
+    expect((await resumeAccountPurgesJob.withContext(api.context)()).purged).toBeGreaterThanOrEqual(1);
     expect(await partition(account.userId)).toEqual([]);
     for (const sn of account.serials) expect(await exists(keys.deviceOwner(sn))).toBe(false);
     expect(await exists(keys.pendingPurge(account.userId))).toBe(false);

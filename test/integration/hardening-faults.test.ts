@@ -8,10 +8,9 @@ import { MAX_BODY_BYTES } from '../../shared/http/request';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { DYNAMODB_MAX_ATTEMPTS, database } from '../../shared/db/client';
+import { DYNAMODB_MAX_ATTEMPTS } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { utcDate } from '../../shared/ports/clock';
-import { overridePorts } from '../../shared/runtime';
 import { signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
@@ -28,7 +27,7 @@ const FAULT = 'test-fault-injection';
  * retry loop (the deserialize step), and counts how often that command was attempted.
  */
 function injectFault(command: string, error: () => Error, times = Infinity) {
-  const { client } = database(api.config);
+  const { client } = api.context.db;
   let attempts = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -44,8 +43,7 @@ function injectFault(command: string, error: () => Error, times = Infinity) {
 }
 
 afterEach(() => {
-  database(api.config).client.middlewareStack.remove(FAULT);
-  overridePorts({ codeSender: api.outbox, secrets: { rootSecret: async () => api.rootSecret } });
+  api.context.db.client.middlewareStack.remove(FAULT);
 });
 
 const throttled = () =>
@@ -69,8 +67,8 @@ async function storedCodeItems(target: string) {
   return { current: await read(keys.currentCode(target)), day: await read(keys.codeDay(target, utcDate(api.clock.now()))) };
 }
 
-const send = (target: string) =>
-  api.request('POST', '/api/verify-code/send', { body: { type: target.includes('@') ? 'email' : 'sms', target } });
+const send = (target: string, on: LocalApi = api) =>
+  on.request('POST', '/api/verify-code/send', { body: { type: target.includes('@') ? 'email' : 'sms', target } });
 
 describe('DynamoDB faults', () => {
   it('rides out throttling with the SDK retries', async () => {
@@ -139,21 +137,25 @@ describe('code delivery through SES and SNS', () => {
     sns.restore();
   });
 
-  const useAwsSender = () => overridePorts({ codeSender: awsCodeSender({ ...api.config, SES_FROM_ADDRESS: 'no-reply@captions.example' }) });
+  /** A server on the same table whose code sender is the AWS adapter (its SDK clients mocked above). */
+  let aws: LocalApi;
+  beforeAll(async () => {
+    aws = await api.withPorts({ codeSender: awsCodeSender({ ...api.config, SES_FROM_ADDRESS: 'no-reply@captions.example' }) });
+  });
+  afterAll(() => aws?.close());
 
   it('answers 503 DELIVERY_FAILED when SES fails, leaves no code or cooldown, and a retry works at once', async () => {
-    useAwsSender();
     ses.on(SendEmailCommand).rejectsOnce(Object.assign(new Error('Throttling: Maximum sending rate exceeded.'), { name: 'Throttling' })).resolves({ MessageId: 'm-1' });
     const target = uniqueEmail();
 
-    const failed = await send(target);
+    const failed = await send(target, aws);
     expect(failed.status).toBe(503);
     expect(failed.body).toMatchObject({ code: 1, error: 'DELIVERY_FAILED' });
     expect(JSON.stringify(failed.body)).not.toMatch(/Throttling|SES|sending rate/);
     expect((await storedCodeItems(target)).current).toBeUndefined();
     expect(Number((await storedCodeItems(target)).day?.sends ?? 0)).toBe(0);
 
-    const retried = await send(target);
+    const retried = await send(target, aws);
     expect(retried.status).toBe(200);
     const input = ses.commandCalls(SendEmailCommand)[1]!.args[0].input;
     expect(input.Destination?.ToAddresses).toEqual([target]);
@@ -165,11 +167,10 @@ describe('code delivery through SES and SNS', () => {
   });
 
   it('sends SMS through SNS as transactional messages to the E.164 number, and recovers from an SNS failure', async () => {
-    useAwsSender();
     sns.on(PublishCommand).rejectsOnce(new Error('SNS unavailable')).resolves({ MessageId: 'm-2' });
     const phone = uniquePhone();
-    expect((await send(phone)).status).toBe(503);
-    expect((await send(phone)).status).toBe(200);
+    expect((await send(phone, aws)).status).toBe(503);
+    expect((await send(phone, aws)).status).toBe(200);
     const input = sns.commandCalls(PublishCommand)[1]!.args[0].input;
     expect(input.PhoneNumber).toBe(phone);
     expect(input.MessageAttributes?.['AWS.SNS.SMS.SMSType']?.StringValue).toBe('Transactional');
@@ -210,10 +211,11 @@ describe('Secrets Manager', () => {
 
   it('answers 503 with Retry-After while Secrets Manager is unavailable, and works on the next request once it is back', async () => {
     const secrets = await fakeSecretsManager();
+    const reading = await api.withPorts({
+      secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }),
+    });
     try {
-      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }) });
-
-      const failed = await send(uniqueEmail());
+      const failed = await send(uniqueEmail(), reading);
       expect(failed.status).toBe(503);
       expect(failed.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
       expect(Number(failed.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -222,7 +224,7 @@ describe('Secrets Manager', () => {
       expect(secrets.calls).toHaveLength(3);
 
       secrets.recover();
-      const recovered = await send(uniqueEmail());
+      const recovered = await send(uniqueEmail(), reading);
       expect(recovered.status).toBe(200);
       expect(secrets.calls).toHaveLength(4);
       for (const call of secrets.calls) {
@@ -232,14 +234,18 @@ describe('Secrets Manager', () => {
       }
     } finally {
       secrets.close();
+      await reading.close();
     }
   });
 
   it('answers 503 when the endpoint cannot be reached at all, and a bare 500 when the secret is refused', async () => {
     const secrets = await fakeSecretsManager();
     secrets.close();
-    overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }) });
-    const failed = await send(uniqueEmail());
+    const unreachable = await api.withPorts({
+      secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }),
+    });
+    const failed = await send(uniqueEmail(), unreachable);
+    await unreachable.close();
     expect(failed.status).toBe(503);
     expect(failed.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
     expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ECONNREFUSED|fetch|arn:/);
@@ -253,8 +259,9 @@ describe('Secrets Manager', () => {
     await new Promise<void>((resolve) => denied.listen(0, '127.0.0.1', resolve));
     try {
       const endpoint = `http://127.0.0.1:${(denied.address() as AddressInfo).port}`;
-      overridePorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint, credentials: CREDENTIALS }) });
-      const refused = await send(uniqueEmail());
+      const refusing = await api.withPorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint, credentials: CREDENTIALS }) });
+      const refused = await send(uniqueEmail(), refusing);
+      await refusing.close();
       expect(refused.status).toBe(500);
       expect(JSON.stringify(refused.body)).not.toMatch(/AccessDenied|arn:/);
     } finally {

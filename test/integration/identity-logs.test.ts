@@ -1,21 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maskTarget, setLogSink } from '../../shared/logging/logger';
+import { maskTarget } from '../../shared/logging/logger';
 import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
 /**
  * The logs of a whole session story (sign-ins, refresh, bind, save, delete), at debug level, carry
- * no code, password, token, refresh token, root secret or full e-mail address or phone number. Its own file: the log sink and the server settings are per process.
+ * no code, password, token, refresh token, root secret or full e-mail address or phone number.
  */
 let api: LocalApi;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  setLogSink((line) => lines.push(line));
-  api = await startLocalApi({ LOG_LEVEL: 'debug' });
+  api = await startLocalApi({ LOG_LEVEL: 'debug' }, { logSink: (line) => lines.push(line) });
 });
 afterAll(async () => {
-  setLogSink((line) => process.stdout.write(`${line}\n`));
   await api?.close();
 });
 

@@ -1,6 +1,5 @@
 import type { MiddlewareStack } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { database } from '../../shared/db/client';
 import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { newAccount } from '../support/resources';
@@ -9,7 +8,7 @@ import type { Account } from '../support/resources';
 /**
  * Usage and statistics are read from aggregates, so reading them costs the same whatever the
  * number of records and events. The local server runs in this process and its handlers use the
- * very DynamoDB client `database(config)` returns; a middleware on that client counts every
+ * very DynamoDB client of the server's context (`api.context.db`); a middleware on that client counts every
  * request the handlers send, the items each one read and the capacity DynamoDB charged for it.
  */
 let api: LocalApi;
@@ -61,7 +60,7 @@ let largeTotal = 0;
 
 beforeAll(async () => {
   api = await startLocalApi();
-  const stack = database(api.config).client.middlewareStack as unknown as MiddlewareStack<any, any>;
+  const stack = api.context.db.client.middlewareStack as unknown as MiddlewareStack<any, any>;
   stack.add(
     (next, context) => async (args) => {
       const cost = current;

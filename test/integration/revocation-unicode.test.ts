@@ -16,7 +16,8 @@ afterAll(() => api?.close());
 
 const METHOD_ARN = 'arn:aws:execute-api:us-east-1:123456789012:abcdef1234/prod/GET/api/users/me';
 const authorize = (token: string) =>
-  authorizer({ type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn: METHOD_ARN } as APIGatewayTokenAuthorizerEvent);
+  // The real authorizer, serving the local server's context (its table and root secret).
+  authorizer.withContext(api.context)({ type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn: METHOD_ARN } as APIGatewayTokenAuthorizerEvent);
 
 async function registerWithPassword(email: string, password: string) {
   await api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: email } });

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
-import { overridePorts } from '../../shared/runtime';
 import { startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
@@ -46,12 +45,12 @@ afterAll(async () => {
 
 describe('stalled AWS services', () => {
   it('a stalled SES or SNS makes a code send answer 503 with Retry-After within the bound', async () => {
-    overridePorts({ codeSender: awsCodeSender(api.config) });
+    const aws = await api.withPorts({ codeSender: awsCodeSender(api.config) });
     try {
       for (const [type, target] of [['email', uniqueEmail('stalled-ses')], ['sms', uniquePhone()]] as const) {
         const before = received;
         const started = performance.now();
-        const answer = await api.request('POST', '/api/verify-code/send', { body: { type, target } });
+        const answer = await aws.request('POST', '/api/verify-code/send', { body: { type, target } });
         expect(received - before, type).toBeGreaterThanOrEqual(2);
         const elapsed = performance.now() - started;
         expect(answer.status, type).toBe(503);
@@ -61,7 +60,7 @@ describe('stalled AWS services', () => {
         expect(elapsed, type).toBeLessThan(BOUND_MS);
       }
     } finally {
-      overridePorts({ codeSender: api.outbox });
+      await aws.close();
     }
   }, 60_000);
 

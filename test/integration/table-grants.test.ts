@@ -4,7 +4,6 @@ import { handler as resumeAccountPurgesJob } from '../../functions/jobs/resume-a
 import { literalSegmentsFirst } from '../../infra/local/server';
 import { endAccount } from '../../shared/db/account-deletion';
 import { findUserById } from '../../shared/db/users-repository';
-import { overridePorts } from '../../shared/runtime';
 import { authorizer, jobs, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition, TableAccess } from '../../shared/routes';
 import { issueToken } from '../../shared/identity/tokens';
@@ -116,11 +115,11 @@ beforeAll(async () => {
     expect(session.status).toBe(200);
     expect((await call(api, 'POST', '/api/auth/logout', { token: session.body.token })).status).toBe(200);
     // A delivery that fails: the send is undone (code, cooldown and daily count).
-    overridePorts({ codeSender: { send: async () => Promise.reject(new Error('injected delivery failure')) } });
+    const undelivering = await api.withPorts({ codeSender: { send: async () => Promise.reject(new Error('injected delivery failure')) } });
     try {
-      expect((await call(api, 'POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail('undelivered') } })).status).toBe(503);
+      expect((await call(undelivering, 'POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail('undelivered') } })).status).toBe(503);
     } finally {
-      overridePorts({ codeSender: api.outbox });
+      await undelivering.close();
     }
   });
 
@@ -284,7 +283,7 @@ beforeAll(async () => {
     await endAccount(api.db, interruptedUser, interruptedUser, new Date().toISOString());
     current = jobLabel('resume-account-purges');
     try {
-      expect((await resumeAccountPurgesJob()).purged).toBeGreaterThanOrEqual(1);
+      expect((await resumeAccountPurgesJob.withContext(api.context)()).purged).toBeGreaterThanOrEqual(1);
     } finally {
       current = undefined;
     }

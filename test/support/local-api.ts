@@ -4,12 +4,17 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { parseConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
+import type { AppContext } from '../../shared/context';
+import type { LogSink } from '../../shared/logging/logger';
+import type { CodeSender } from '../../shared/ports/code-sender';
+import type { SecretSource } from '../../shared/ports/secrets';
 import type { Database } from '../../shared/db/client';
 import { ensureTable } from '../../infra/local/create-table';
 import type { DevMetrics } from '../../infra/local/dev-metrics';
 import { DevOutbox } from '../../infra/local/dev-outbox';
 import type { OutboxEntry } from '../../infra/local/dev-outbox';
 import { startLocalServer } from '../../infra/local/server';
+import type { LocalServer } from '../../infra/local/server';
 import { MovableClock } from './movable-clock';
 
 export interface ApiResponse<T = any> {
@@ -36,7 +41,14 @@ export interface LocalApi {
   /** A document client on the same table, for checking what was (not) written. */
   db: Database;
   rootSecret: string;
+  /** The context the server's handlers serve: its DynamoDB client is the one they use. */
+  context: AppContext;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /**
+   * A second server on the same table, clock and outbox whose handlers use these ports instead
+   * (an AWS adapter, a failing sender): its context is built with them, nothing is swapped.
+   */
+  withPorts(ports: { codeSender?: CodeSender; secrets?: SecretSource }): Promise<LocalApi>;
   close(): Promise<void>;
 }
 
@@ -44,7 +56,7 @@ export interface LocalApi {
  * The local server, in this test file's process, on a free port, against the run's DynamoDB Local
  * and a table of its own: test files run in parallel without seeing each other's data.
  */
-export async function startLocalApi(env: Record<string, string> = {}): Promise<LocalApi> {
+export async function startLocalApi(env: Record<string, string> = {}, options: { logSink?: LogSink } = {}): Promise<LocalApi> {
   const endpoint = inject('dynamoEndpoint');
   const config = parseConfig({
     TABLE_NAME: `test-${randomUUID()}`,
@@ -59,39 +71,47 @@ export async function startLocalApi(env: Record<string, string> = {}): Promise<L
   const clock = new MovableClock();
   const outbox = new DevOutbox(clock, false);
   const rootSecret = randomBytes(32).toString('base64url');
-  const server = await startLocalServer({ config, clock, rootSecret, outbox, port: 0 });
+  const server = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink });
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   );
 
-  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined;
-    if (options.rawBody !== undefined) body = options.rawBody;
-    else if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
+  const serve = (server: LocalServer, close: () => Promise<void>): LocalApi => {
+    async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+      const headers: Record<string, string> = { ...options.headers };
+      let body: string | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
+      else if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      const response = await fetch(`${server.url}${path}`, { method, headers, body });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as T) : (undefined as T) };
     }
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    const response = await fetch(`${server.url}${path}`, { method, headers, body });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as T) : (undefined as T) };
-  }
-
-  return {
-    url: server.url,
-    config,
-    clock,
-    outbox,
-    metrics: server.metrics,
-    db: { client, tableName: config.TABLE_NAME },
-    rootSecret,
-    request,
-    close: async () => {
-      await server.close();
-      client.destroy();
-    },
+    return {
+      url: server.url,
+      config,
+      clock,
+      outbox,
+      metrics: server.metrics,
+      db: { client, tableName: config.TABLE_NAME },
+      rootSecret,
+      context: server.context,
+      request,
+      withPorts: async (ports) => {
+        const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, ports });
+        return serve(other, () => other.close());
+      },
+      close,
+    };
   };
+
+  return serve(server, async () => {
+    await server.close();
+    client.destroy();
+  });
 }
 
 /** The newest code the dev outbox holds for a target. */

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig, useConfig } from '../../shared/config';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
 import { authorize } from '../../shared/identity/authorize';
 import { issueToken } from '../../shared/identity/tokens';
 import { epochSeconds } from '../../shared/ports/clock';
@@ -93,8 +94,8 @@ describe('a handler behind a cached Allow', () => {
   let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }>;
 
   beforeAll(async () => {
-    useConfig(parseConfig({ TABLE_NAME: 't', LOG_LEVEL: 'silent' }));
-    ({ handler } = await import('../../functions/auth/logout'));
+    const app = createContext({ config: parseConfig({ TABLE_NAME: 't', LOG_LEVEL: 'silent' }) });
+    handler = (await import('../../functions/auth/logout')).handler.withContext(app);
   });
 
   /** A REST proxy event as API Gateway builds it: the authorizer context arrives as strings. */

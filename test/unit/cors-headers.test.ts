@@ -2,12 +2,12 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config';
 import { NotFoundError } from '../../shared/errors';
-import { createLogger } from '../../shared/logging/logger';
+import { createLogging } from '../../shared/logging/logger';
 import { errorToResult, resultToResponse } from '../../shared/http/response';
 
 const configWith = (CORS_ORIGINS: string) => parseConfig({ TABLE_NAME: 'accounts', CORS_ORIGINS });
 const fromOrigin = (origin?: string) => ({ headers: origin ? { Origin: origin } : {}, requestContext: { requestId: 'r-1' } }) as unknown as APIGatewayProxyEvent;
-const log = createLogger('error', {});
+const log = createLogging({ level: 'error' }).logger();
 
 describe('CORS headers on handler responses', () => {
   it('allows any origin with CORS_ORIGINS=*', () => {

@@ -1,17 +1,17 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parseConfig, useConfig } from '../../shared/config';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
 import { endpoint } from '../../shared/http/endpoint';
 import type { SecretSource } from '../../shared/ports/secrets';
 
 /**
- * On Lambda no port is overridden: a function reads the root secret through its adapter. It must
- * do so once per container, however many requests and `keys()` calls follow (a request that
- * verifies a code and signs a token asks twice).
+ * A context reads the root secret through its adapter once, however many requests and `keys()`
+ * calls follow (a request that verifies a code and signs a token asks twice): on Lambda a
+ * context lives as long as its container.
  */
-describe('the root secret on Lambda', () => {
-  it('is read once per container through the adapter, not once per use', async () => {
-    useConfig(parseConfig({ TABLE_NAME: 'accounts', JWT_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:jwt-AbCdEf' }));
+describe('the root secret of a context', () => {
+  it('is read once per context through the adapter, not once per use', async () => {
     let adaptersBuilt = 0;
     let reads = 0;
     const countingSecrets = (): SecretSource => {
@@ -23,16 +23,15 @@ describe('the root secret on Lambda', () => {
         },
       };
     };
+    const app = createContext({ config: parseConfig({ TABLE_NAME: 'accounts', LOG_LEVEL: 'silent' }), secrets: countingSecrets });
     const handler = endpoint('POST /api/auth/login', {
       docs: { summary: 'test' },
-      // Declared as the route needs it; never used here.
-      adapters: { secrets: countingSecrets, database: () => { throw new Error('not used'); } },
       run: async (_input, ctx) => {
         const first = await ctx.keys();
         const second = await ctx.keys();
         return { same: first === second };
       },
-    });
+    }).withContext(app);
     const event = { body: '{}', headers: { 'content-type': 'application/json' }, requestContext: { requestId: 'r' } } as unknown as APIGatewayProxyEvent;
     const context = { awsRequestId: 'r' } as Context;
 

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parseConfig, useConfig } from '../../shared/config';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
+import type { ProxyHandler } from '../../shared/http/endpoint';
 import { logInWithPassword, register, resetPassword, signInWithCode } from '../../shared/identity/account-service';
 import { emailSchema, parsePhone, targetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
@@ -21,8 +23,8 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ stat
 let handlers: Record<'send' | 'verify' | 'login' | 'register' | 'reset', Handler>;
 
 beforeAll(async () => {
-  useConfig(parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }));
-  const load = async (path: string) => ((await import(path)) as { handler: Handler }).handler;
+  const app = createContext({ config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }) });
+  const load = async (path: string) => ((await import(path)) as { handler: ProxyHandler }).handler.withContext(app) as Handler;
   handlers = {
     send: await load('../../functions/verify-code/send'),
     verify: await load('../../functions/verify-code/verify'),

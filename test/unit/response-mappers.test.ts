@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseConfig, useConfig } from '../../shared/config';
+import { describe, expect, it, vi } from 'vitest';
+import { parseConfig } from '../../shared/config';
+import { createContext } from '../../shared/context';
+import { database } from '../../shared/db/client';
 import { publicRecord } from '../../shared/db/transcriptions-repository';
 import type { StoredRecord } from '../../shared/db/transcriptions-repository';
 import type { ProxyHandler } from '../../shared/http/endpoint';
@@ -36,7 +38,9 @@ vi.mock('../../shared/db/users-repository', async (original) => ({
 }));
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: string }>;
-const load = async (path: string) => ((await import(path)) as { handler: Handler }).handler;
+// The repository is mocked: the client is built but never sent a request.
+const app = createContext({ config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }), database });
+const load = async (path: string) => ((await import(path)) as { handler: ProxyHandler }).handler.withContext(app) as unknown as Handler;
 
 async function call(handler: Handler, method: string) {
   const event = {
@@ -49,8 +53,6 @@ async function call(handler: Handler, method: string) {
   const result = await handler(event, { awsRequestId: 'unit' } as Context);
   return { status: result.statusCode, text: result.body };
 }
-
-beforeAll(() => useConfig(parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' })));
 
 describe('response mappers', () => {
   it('GET /api/users/me answers the user’s fields of the stored profile, in the schema’s order: no hash, version or session marker', async () => {
@@ -98,7 +100,7 @@ describe('response mappers', () => {
   it('a response schema and docs are declared by every handler', async () => {
     const missing: string[] = [];
     for (const route of routes) {
-      const handler = (await load(`../../${route.entry}`)) as unknown as ProxyHandler;
+      const { handler } = (await import(`../../${route.entry}`)) as { handler: ProxyHandler };
       if (!handler.definition?.response || !handler.definition.docs?.summary) missing.push(routeId(route));
     }
     expect(missing).toEqual([]);

@@ -1,4 +1,4 @@
 // The settings, parsed at init as every function does on Lambda (plain functions, no schema library).
-import { config } from '../../../shared/config';
+import { parseConfig } from '../../../shared/config';
 
-export const settings = config();
+export const settings = parseConfig(process.env);

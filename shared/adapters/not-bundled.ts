@@ -1,0 +1,8 @@
+/**
+ * What `#adapters/table`, `#adapters/secrets` and `#adapters/code-sender` resolve to in the bundle
+ * of a function whose route does not need that adapter (package.json "imports", conditions from
+ * `routeConditions` of infra/bundling/options.ts): nothing, so the client is not bundled.
+ */
+export const database = undefined;
+export const secretsManagerSource = undefined;
+export const awsCodeSender = undefined;

@@ -1,0 +1,19 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { parseJsonBody } from '../request';
+import type { EndpointMiddleware } from './invocation';
+
+const hasNoBody = (event: APIGatewayProxyEvent) => event.body === null || event.body === undefined || event.body === '';
+
+/**
+ * Parses the JSON body into `context.body`: 413 past the size limit, 400 `INVALID_JSON` without a
+ * JSON media type or for text that is not JSON. With `optional`, no body at all (or an empty
+ * one) leaves `context.body` undefined; a body that is sent must still be JSON.
+ */
+export function jsonBody(options: { optional?: boolean } = {}): EndpointMiddleware {
+  return {
+    before: async (request) => {
+      if (options.optional && hasNoBody(request.event)) return;
+      request.context.body = parseJsonBody(request.event);
+    },
+  };
+}
