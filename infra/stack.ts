@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type { App, StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -6,7 +6,8 @@ import {
   Cors,
   EndpointType,
   IdentitySource,
-  LambdaIntegration,
+  Integration,
+  IntegrationType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
@@ -16,6 +17,7 @@ import type { CorsOptions, IResource, Method, MethodDeploymentOptions } from 'aw
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -215,7 +217,18 @@ export class ServiceStack extends Stack {
       grantNeeds(this, routeId(route), fn.role, route, targets);
 
       // Both paths of a route invoke the same function: one cold start pool, one set of alarms.
-      const integration = new LambdaIntegration(fn.function, { allowTestInvoke: false });
+      // A Lambda proxy integration with one invoke permission per function, for its method on this
+      // API's stage under /api/ (both paths), where LambdaIntegration adds one per method: 36 fewer
+      // resources, which keeps the stack clear of CloudFormation's 500 (test/infra/stack.test.ts).
+      const integration = new Integration({
+        type: IntegrationType.AWS_PROXY,
+        integrationHttpMethod: 'POST',
+        uri: `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${fn.function.functionArn}/invocations`,
+      });
+      fn.function.addPermission('ApiInvoke', {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: this.api.arnForExecuteApi(route.method, '/api/*', this.api.deploymentStage.stageName),
+      });
       const methods = versionedPaths(route.path).map((path) =>
         routeResource(path).addMethod(
           route.method,

@@ -104,6 +104,23 @@ describe('routes', () => {
     expect(functionsOfStack()).toHaveLength(ALL_ROUTES.length + jobs.length + 1);
   });
 
+  it('lets API Gateway invoke each route function for its own method on this stage only: one permission per function', () => {
+    const [[apiId]] = ofType(resources, 'AWS::ApiGateway::RestApi') as [[string, Resource]];
+    const [[stageId, stage]] = ofType(resources, 'AWS::ApiGateway::Stage') as [[string, Resource]];
+    for (const route of ALL_ROUTES) {
+      const permissions = ofType(resources, 'AWS::Lambda::Permission').filter(([, permission]) => refOf(permission.Properties.FunctionName) === functionOf.get(route));
+      expect(permissions, routeId(route)).toHaveLength(1);
+      const [, permission] = permissions[0]!;
+      expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
+      expect(permission.Properties.Action).toBe('lambda:InvokeFunction');
+      const sourceArn = JSON.stringify(permission.Properties.SourceArn);
+      expect(sourceArn, routeId(route)).toContain(`/${route.method}/api/*`);
+      expect(referencedIds(permission.Properties.SourceArn).has(apiId), routeId(route)).toBe(true);
+      // The stage by name (or reference), never any stage.
+      expect(referencedIds(permission.Properties.SourceArn).has(stageId) || sourceArn.includes(`:${stage.Properties.StageName}/`) || sourceArn.includes(`/${stage.Properties.StageName}/`), routeId(route)).toBe(true);
+    }
+  });
+
   it('answers CORS preflight on the route resources without credentials', () => {
     const preflight = methods.filter((method) => method.httpMethod === 'OPTIONS');
     for (const route of ALL_ROUTES) {
