@@ -1,6 +1,6 @@
 import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
-import { insertEvent, insertEvents, listEvents, readStats } from '../db/events-repository';
+import { insertEvents, listEvents, readStats } from '../db/events-repository';
 import type { BehaviorEvent } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
@@ -13,52 +13,45 @@ import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { EventType } from './event-types';
 import type { EventBatchInput, GeneralEventInput } from './schemas';
 
+type EventInput = { eventType: EventType; eventValue: string | null; location: string | null };
+
 /**
- * Writes one event. `alsoWrite` adds writes to its transaction (the handler stores its response
- * for Idempotency-Key replays there); the service answers no HTTP envelope of its own.
+ * Writes events in one transaction, stamped with the time they arrive and ordered as given: ids
+ * are handed out in that order and an event's position is its time, then its id. `alsoWrite` adds
+ * writes to the transaction (the handler stores its response for Idempotency-Key replays there);
+ * the service answers no HTTP envelope of its own.
  */
-async function record(
-  ctx: ServiceContext,
-  account: AccountRef,
-  event: { eventType: EventType; eventValue: string | null; location: string | null },
-  alsoWrite: Remember<void>,
-): Promise<void> {
+async function record(ctx: ServiceContext, account: AccountRef, inputs: readonly EventInput[], alsoWrite: Remember<void>): Promise<void> {
   const now = ctx.clock.now();
-  const eventId = await allocateId(ctx.db, 'event');
-  await insertEvent(ctx.db, account, { eventId, ...event, createdAt: isoSeconds(now), createdAtMs: now.toISOString() }, alsoWrite());
-  ctx.metrics.count('EventsRecorded');
+  const events = [];
+  for (const input of inputs) {
+    events.push({ eventId: await allocateId(ctx.db, 'event'), ...input, createdAt: isoSeconds(now), createdAtMs: now.toISOString() });
+  }
+  await insertEvents(ctx.db, account, events, alsoWrite());
+  for (let index = 0; index < events.length; index++) ctx.metrics.count('EventsRecorded');
 }
 
 /** A login event (seed 4.12); the sign-in endpoints do not record one themselves. */
 export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, alsoWrite: Remember<void> = () => []) {
-  return record(ctx, account, { eventType: LOGIN_EVENT_TYPE, eventValue: null, location }, alsoWrite);
+  return record(ctx, account, [{ eventType: LOGIN_EVENT_TYPE, eventValue: null, location }], alsoWrite);
 }
 
 /** A general event (seed 4.14), its value already checked against its type's rule. */
 export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, alsoWrite: Remember<void> = () => []) {
-  return record(ctx, account, { eventType: input.eventType, eventValue: input.eventValue, location: null }, alsoWrite);
+  return record(ctx, account, [{ eventType: input.eventType, eventValue: input.eventValue, location: null }], alsoWrite);
 }
 
 /**
  * General events sent together (the app queues them and sends them when it opens): one request
- * and one transaction instead of one of each per event; all are recorded or none. They are
- * stamped with the time they arrive, as single events are, and ordered as sent: ids are handed out
- * in that order and an event's position is its time, then its id.
+ * and one transaction instead of one of each per event; all are recorded or none.
  */
-export async function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, alsoWrite: Remember<void> = () => []): Promise<void> {
-  const now = ctx.clock.now();
-  const eventIds: number[] = [];
-  for (let index = 0; index < input.events.length; index++) eventIds.push(await allocateId(ctx.db, 'event'));
-  const events = input.events.map((event, index) => ({
-    eventId: eventIds[index]!,
-    eventType: event.eventType,
-    eventValue: event.eventValue,
-    location: null,
-    createdAt: isoSeconds(now),
-    createdAtMs: now.toISOString(),
-  }));
-  await insertEvents(ctx.db, account, events, alsoWrite());
-  for (let index = 0; index < events.length; index++) ctx.metrics.count('EventsRecorded');
+export function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, alsoWrite: Remember<void> = () => []) {
+  return record(
+    ctx,
+    account,
+    input.events.map((event) => ({ eventType: event.eventType, eventValue: event.eventValue, location: null })),
+    alsoWrite,
+  );
 }
 
 /** One type's events, newest first. */
