@@ -1,3 +1,4 @@
+import { parseConfig } from './config';
 import type { Config } from './config';
 import type { Database } from './db/client';
 import { createLogging } from './logging/logger';
@@ -86,4 +87,30 @@ export function createContext(deps: ContextDeps): AppContext {
       return codeSender();
     },
   };
+}
+
+/** A handler that serves one context, and can be given another (the local server, tests, the bench). */
+export type ContextHandler<H> = H & { withContext(app: AppContext): H };
+
+/**
+ * How a Lambda handler gets its context: it builds one itself, once per container, from the
+ * environment and `deps` (the adapters its route table entry names), on its first call. With
+ * `atInit`, on Lambda it is built while the module loads and `atInit` warms it (creating clients):
+ * a bad setting fails the first cold start loudly, and the init phase has full CPU. The local
+ * server, the tests and the bench build their own context and call `handler.withContext(ctx)`:
+ * nothing is overridden behind the handler's back, and two servers in one process keep their own
+ * settings and ports.
+ */
+export function perContainer<A extends unknown[], R>(
+  withContext: (app: AppContext) => (...args: A) => R,
+  deps: Omit<ContextDeps, 'config'>,
+  options: { atInit?: (app: AppContext) => void } = {},
+): ContextHandler<(...args: A) => R> {
+  const fromEnvironment = (warm?: (app: AppContext) => void) => {
+    const app = createContext({ config: parseConfig(process.env), ...deps });
+    warm?.(app);
+    return withContext(app);
+  };
+  let onThisContainer = options.atInit && process.env.AWS_LAMBDA_FUNCTION_NAME ? fromEnvironment(options.atInit) : undefined;
+  return Object.assign((...args: A) => (onThisContainer ??= fromEnvironment())(...args), { withContext });
 }

@@ -1,7 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { signedSecretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
-import { parseConfig } from '../../shared/config';
-import { createContext } from '../../shared/context';
+import { perContainer } from '../../shared/context';
 import type { AppContext } from '../../shared/context';
 import { UnauthorizedError } from '../../shared/errors';
 import { authorize } from '../../shared/identity/authorize';
@@ -31,11 +30,6 @@ function withContext(app: AppContext): AuthorizerHandler {
   };
 }
 
-// As the endpoints (shared/http/endpoint.ts): on Lambda a context of its own, built on the first
-// request from the environment; the local server and tests give theirs with `withContext`.
-let onThisContainer: AuthorizerHandler | undefined;
-export const handler = Object.assign(
-  (event: APIGatewayTokenAuthorizerEvent) =>
-    (onThisContainer ??= withContext(createContext({ config: parseConfig(process.env), secrets: signedSecretsManagerSource })))(event),
-  { withContext },
-);
+// As the endpoints: on Lambda a context of its own, built on the first request from the
+// environment; the local server and tests give theirs with `withContext`.
+export const handler = perContainer(withContext, { secrets: signedSecretsManagerSource });

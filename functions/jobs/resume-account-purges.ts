@@ -1,5 +1,4 @@
-import { parseConfig } from '../../shared/config';
-import { createContext } from '../../shared/context';
+import { perContainer } from '../../shared/context';
 import type { AppContext } from '../../shared/context';
 import { resumePendingPurges } from '../../shared/db/account-deletion';
 import { database } from '../../shared/db/client';
@@ -11,10 +10,5 @@ const withContext = (app: AppContext) => async (): Promise<{ purged: number }> =
   return { purged: purged.length };
 };
 
-/** On Lambda, a context built on the first run, once per container, as the endpoints'. */
-let onThisContainer: ReturnType<typeof withContext> | undefined;
-
-/** Scheduled (see `jobs` in shared/routes.ts); tests run it with their own context (`withContext`). */
-export const handler = Object.assign(() => (onThisContainer ??= withContext(createContext({ config: parseConfig(process.env), database })))(), {
-  withContext,
-});
+/** Scheduled (see `jobs` in shared/routes.ts); on Lambda a context of its own, built on the first run; tests run it with theirs (`withContext`). */
+export const handler = perContainer(withContext, { database });

@@ -3,8 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 // Types only: request schemas are zod/mini, parsed with its functional `safeParse`. Classic zod
 // would add ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
 import type * as z from 'zod/v4/core';
-import { parseConfig } from '../config';
-import { createContext } from '../context';
+import { perContainer } from '../context';
 import type { AppContext } from '../context';
 import { UnauthorizedError } from '../errors';
 import { findRoute, routeId } from '../routes';
@@ -98,9 +97,6 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
 
 const rememberNothing: Remember<unknown> = () => [];
 
-/** Lambda runs one invocation at a time per container; the local server does not. */
-const onLambda = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
-
 /**
  * Wraps a domain function into a Lambda handler for its route, as a pipeline of middy middlewares
  * (shared/http/middlewares/): the request log, error mapping, the JSON response, the JSON body,
@@ -160,21 +156,12 @@ export function endpoint<
     return handler as unknown as LambdaHandler;
   };
 
-  // How a handler gets its context: on Lambda it builds one itself, once per container, from the
-  // environment and the AWS adapters its route table entry names (shared/adapters/route-adapters.ts).
-  // The local server, the tests and the bench build their own context and call
-  // `handler.withContext(ctx)`: nothing is overridden behind the handler's back, and two servers
-  // in one process keep their own settings and ports.
-  let onThisContainer: ReturnType<typeof withContext> | undefined;
-  const fromEnvironment = () => {
-    const app = createContext({ config: parseConfig(process.env), metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME), ...routeAdapters(route) });
-    // On Lambda this runs during init: a bad setting fails the first cold start loudly, and the
-    // DynamoDB client is created while the init phase has full CPU.
-    if (onLambda && route.table !== 'none') void app.db;
-    return withContext(app);
-  };
-  if (onLambda) onThisContainer = fromEnvironment();
-  const handler = (event: APIGatewayProxyEvent, context: Context) => (onThisContainer ??= fromEnvironment())(event, context);
+  // On Lambda the context is built during init, with its DynamoDB client (shared/context.ts perContainer).
+  const handler = perContainer(withContext, { metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME), ...routeAdapters(route) }, {
+    atInit: (app) => {
+      if (route.table !== 'none') void app.db;
+    },
+  });
 
-  return Object.assign(handler as ProxyHandler, { route, definition: definition as ProxyHandler['definition'], withContext });
+  return Object.assign(handler as ProxyHandler, { route, definition: definition as ProxyHandler['definition'] });
 }
