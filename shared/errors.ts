@@ -205,5 +205,12 @@ export class ServiceUnavailableError extends DomainError {
   static readonly code = 'SERVICE_UNAVAILABLE';
   static readonly http = { status: 503, code: 503 };
   static readonly description = 'the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly';
+  /** What a caller reads when a dependency is busy or unreachable (also the authorizer's gateway response). */
+  static readonly busyMessage = 'The service is busy. Try again shortly.';
   readonly code = ServiceUnavailableError.code;
+
+  /** DynamoDB or the secret store failed in a way worth retrying: `cause` is kept for the logs, never answered. */
+  static busy(cause: unknown): ServiceUnavailableError {
+    return new ServiceUnavailableError(ServiceUnavailableError.busyMessage, { cause });
+  }
 }

@@ -2,6 +2,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { Config } from '../config';
+import { rootSecretId, secretStringOf } from '../ports/secrets';
 import type { SecretSource } from '../ports/secrets';
 import { ServiceUnavailableError } from '../errors';
 
@@ -30,8 +31,7 @@ function isSecretStoreUnavailable(error: unknown): boolean {
  * past their goals (signed-reads.ts).
  */
 export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClientConfig, 'endpoint' | 'credentials'> = {}): SecretSource {
-  const secretId = cfg.JWT_SECRET_ARN;
-  if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
+  const secretId = rootSecretId(cfg);
   const client = new SecretsManagerClient({
     region: cfg.AWS_REGION,
     maxAttempts: SECRETS_MAX_ATTEMPTS,
@@ -48,11 +48,10 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
       } catch (error) {
         // Unreachable, timed out, throttled or 5xx after the retries: the contract's 503, "try
         // again". Anything else is a deployment fault: a bare 500.
-        if (isSecretStoreUnavailable(error)) throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
+        if (isSecretStoreUnavailable(error)) throw ServiceUnavailableError.busy(error);
         throw error;
       }
-      if (!result.SecretString) throw new Error('The root secret has no string value');
-      return result.SecretString;
+      return secretStringOf(result);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { keys, sessionMarker } from '../db/keys';
 import { LOCAL_DYNAMODB_CREDENTIALS } from '../db/table';
 import { ServiceUnavailableError } from '../errors';
+import { rootSecretId, secretStringOf } from '../ports/secrets';
 import type { SecretSource } from '../ports/secrets';
 
 /**
@@ -109,8 +110,7 @@ export function tokenStandingLookup(cfg: Config): TokenStandingLookup {
  * 503, "try again". Anything else (access denied, no such secret) is a deployment fault: a bare 500.
  */
 export function signedSecretsManagerSource(cfg: Config, reach: Reach = {}): SecretSource {
-  const secretId = cfg.JWT_SECRET_ARN;
-  if (!secretId) throw new Error('JWT_SECRET_ARN is not set');
+  const secretId = rootSecretId(cfg);
   const call = jsonCaller(SECRETS_MANAGER, cfg.AWS_REGION, cfg.AWS_CONNECT_TIMEOUT_MS + cfg.AWS_REQUEST_TIMEOUT_MS, reach);
   return {
     async rootSecret() {
@@ -121,10 +121,9 @@ export function signedSecretsManagerSource(cfg: Config, reach: Reach = {}): Secr
         // fetch itself failing (refused, reset, timed out) is "unreachable" too.
         const refused = error instanceof SignedCallError && error.status < 500 && error.status !== 429 && !/Throttl/.test(error.type);
         if (refused) throw error;
-        throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
+        throw ServiceUnavailableError.busy(error);
       }
-      if (!result.SecretString) throw new Error('The root secret has no string value');
-      return result.SecretString;
+      return secretStringOf(result);
     },
   };
 }

@@ -59,7 +59,7 @@ export function database(cfg: Config): Database {
       try {
         return await next(args);
       } catch (error) {
-        if (isUnavailable(error)) throw new ServiceUnavailableError('The service is busy. Try again shortly.', { cause: error });
+        if (isUnavailable(error)) throw ServiceUnavailableError.busy(error);
         throw error;
       }
     },

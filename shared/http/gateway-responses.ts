@@ -1,3 +1,4 @@
+import { ServiceUnavailableError } from '../errors';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-map';
 
 /**
@@ -38,7 +39,7 @@ export const GATEWAY_RESPONSES = {
   // a dependency is unavailable, so the contract's 503, not a 500. A refused token is UNAUTHORIZED.
   AUTHORIZER_FAILURE: {
     status: 503,
-    body: { code: 503, message: 'The service is busy. Try again shortly.', error: 'SERVICE_UNAVAILABLE' },
+    body: { code: 503, message: ServiceUnavailableError.busyMessage, error: ServiceUnavailableError.code },
     headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
   },
   // A function that ran past its timeout (or API Gateway's 29 s): 504, not the catch-all.

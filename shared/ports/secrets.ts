@@ -1,8 +1,21 @@
 import { hkdfSync } from 'node:crypto';
+import type { Config } from '../config';
 
 /** Where the service's one root secret comes from: Secrets Manager on AWS, the environment locally. */
 export interface SecretSource {
   rootSecret(): Promise<string>;
+}
+
+/** The root secret's ARN: the stack gives it to every function that reads the secret. */
+export function rootSecretId(cfg: Pick<Config, 'JWT_SECRET_ARN'>): string {
+  if (!cfg.JWT_SECRET_ARN) throw new Error('JWT_SECRET_ARN is not set');
+  return cfg.JWT_SECRET_ARN;
+}
+
+/** The value of a GetSecretValue answer (the root secret is generated as a string). */
+export function secretStringOf(answer: { SecretString?: string }): string {
+  if (!answer.SecretString) throw new Error('The root secret has no string value');
+  return answer.SecretString;
 }
 
 /**
