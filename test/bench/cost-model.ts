@@ -161,6 +161,22 @@ export function sampledShare(requestsPerSecond: number, xRay: TraceSampling): nu
 
 const lambdaDuration = (memoryMb: number, ms: number, prices: Prices['prices']) => (memoryMb / 1024) * (ms / 1000) * prices.lambdaArmPerGbSecond.usd;
 
+/**
+ * A call's share of its function's cold starts: the init time, and the root-secret read a new
+ * container makes before its first answer (re-reads of aged copies are priced per function:
+ * agedSecretReads).
+ */
+function coldStartShare(
+  measure: { memoryMb: number; initMs: number; secretPerColdStart: boolean },
+  prices: Prices['prices'],
+  profile: UsageProfile,
+): Pick<Breakdown, 'coldStarts' | 'secretReads'> {
+  return {
+    coldStarts: profile.coldStartShare * lambdaDuration(measure.memoryMb, Math.ceil(measure.initMs), prices),
+    secretReads: measure.secretPerColdStart ? (profile.coldStartShare * prices.secretsManagerPer10kApiCalls.usd) / 1e4 : 0,
+  };
+}
+
 /** One call of an operation, by component (storage apart: it follows the profile's retention, see perUserMonth). */
 export function callCost(operation: PricedInput, prices: Prices['prices'], profile: UsageProfile, xRayShare: number): Breakdown {
   const cost = zero();
@@ -169,10 +185,7 @@ export function callCost(operation: PricedInput, prices: Prices['prices'], profi
   cost.waf = prices.wafPerMillionRequests.usd / 1e6;
   // Lambda bills duration rounded up to the millisecond.
   cost.lambda = prices.lambdaPerMillionRequests.usd / 1e6 + lambdaDuration(operation.memoryMb, Math.ceil(operation.handlerMs), prices);
-  cost.coldStarts = profile.coldStartShare * lambdaDuration(operation.memoryMb, Math.ceil(operation.initMs), prices);
-  // A new container reads the root secret before its first answer; re-reads of aged copies are
-  // priced per function in agedSecretReads.
-  cost.secretReads = operation.secretPerColdStart ? (profile.coldStartShare * prices.secretsManagerPer10kApiCalls.usd) / 1e4 : 0;
+  Object.assign(cost, coldStartShare(operation, prices, profile));
   cost.dynamoDb = (operation.readUnits * prices.dynamoDbPerMillionReadUnits.usd + operation.writeUnits * prices.dynamoDbPerMillionWriteUnits.usd) / 1e6;
   cost.logs = ((operation.functionLogBytes + operation.accessLogBytes) / GIB) * prices.cloudWatchLogsIngestionPerGb.usd;
   cost.xRay = (xRayShare * prices.xRayPerMillionTracesRecorded.usd) / 1e6;
@@ -184,8 +197,7 @@ export function callCost(operation: PricedInput, prices: Prices['prices'], profi
 export function authorizerCost(measure: AuthorizerInput, prices: Prices['prices'], profile: UsageProfile): Breakdown {
   const cost = zero();
   cost.lambda = prices.lambdaPerMillionRequests.usd / 1e6 + lambdaDuration(measure.memoryMb, Math.ceil(measure.handlerMs), prices);
-  cost.coldStarts = profile.coldStartShare * lambdaDuration(measure.memoryMb, Math.ceil(measure.initMs), prices);
-  cost.secretReads = measure.secretPerColdStart ? (profile.coldStartShare * prices.secretsManagerPer10kApiCalls.usd) / 1e4 : 0;
+  Object.assign(cost, coldStartShare(measure, prices, profile));
   cost.dynamoDb = (measure.readUnits * prices.dynamoDbPerMillionReadUnits.usd + measure.writeUnits * prices.dynamoDbPerMillionWriteUnits.usd) / 1e6;
   cost.logs = (measure.functionLogBytes / GIB) * prices.cloudWatchLogsIngestionPerGb.usd;
   return cost;
