@@ -2,7 +2,7 @@ import { recordEvent } from '../../shared/behavior/behavior-service';
 import { eventBody } from '../../shared/behavior/schemas';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/middlewares/idempotency';
-import { succeeded } from '../../shared/http/response';
+import { succeededAfter } from '../../shared/http/response';
 
 /** Records a general behavior event (not `login`); honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/events', {
@@ -10,9 +10,5 @@ export const handler = endpoint('POST /api/behavior/events', {
   response: 'successSchema',
   idempotency: idempotentIn('behavior-events'),
   docs: { summary: 'Record a behavior event' },
-  run: async ({ body, caller, remember }, ctx) => {
-    const response = succeeded('Event recorded.');
-    await recordEvent(ctx, caller, body, () => remember(response));
-    return response;
-  },
+  run: ({ body, caller, remember }, ctx) => succeededAfter('Event recorded.', remember, (alsoWrite) => recordEvent(ctx, caller, body, alsoWrite)),
 });

@@ -2,7 +2,7 @@ import { recordEvents } from '../../shared/behavior/behavior-service';
 import { eventBatchBody } from '../../shared/behavior/schemas';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/middlewares/idempotency';
-import { succeeded } from '../../shared/http/response';
+import { succeededAfter } from '../../shared/http/response';
 
 /** Records general events sent together, all or none; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/events/batch', {
@@ -15,9 +15,8 @@ export const handler = endpoint('POST /api/behavior/events/batch', {
       'The events of POST /api/behavior/events, up to 50 in one request and one transaction: every event is recorded or none is. ' +
       'An app that queues its interface events and sends them when it opens pays for one request instead of one per event.',
   },
-  run: async ({ body, caller, remember }, ctx) => {
-    const response = succeeded(body.events.length === 1 ? '1 event recorded.' : `${body.events.length} events recorded.`);
-    await recordEvents(ctx, caller, body, () => remember(response));
-    return response;
+  run: ({ body, caller, remember }, ctx) => {
+    const message = body.events.length === 1 ? '1 event recorded.' : `${body.events.length} events recorded.`;
+    return succeededAfter(message, remember, (alsoWrite) => recordEvents(ctx, caller, body, alsoWrite));
   },
 });

@@ -2,7 +2,7 @@ import { recordLogin } from '../../shared/behavior/behavior-service';
 import { loginBody } from '../../shared/behavior/schemas';
 import { endpoint } from '../../shared/http/endpoint';
 import { idempotentIn } from '../../shared/http/middlewares/idempotency';
-import { succeeded } from '../../shared/http/response';
+import { succeededAfter } from '../../shared/http/response';
 
 /** Records a login event; honours Idempotency-Key. */
 export const handler = endpoint('POST /api/behavior/login', {
@@ -10,9 +10,5 @@ export const handler = endpoint('POST /api/behavior/login', {
   response: 'successSchema',
   idempotency: idempotentIn('behavior-login'),
   docs: { summary: 'Record a login event', description: 'The sign-in operations do not record one themselves.' },
-  run: async ({ body, caller, remember }, ctx) => {
-    const response = succeeded('Login recorded.');
-    await recordLogin(ctx, caller, body.location, () => remember(response));
-    return response;
-  },
+  run: ({ body, caller, remember }, ctx) => succeededAfter('Login recorded.', remember, (alsoWrite) => recordLogin(ctx, caller, body.location, alsoWrite)),
 });
