@@ -134,10 +134,6 @@ export async function insertEvents(db: Database, account: AccountRef, events: re
   }
 }
 
-/** Records one event: insertEvents of one. */
-export const insertEvent = (db: Database, account: AccountRef, event: NewEvent, alongside: GuardedWrite[]): Promise<void> =>
-  insertEvents(db, account, [event], alongside);
-
 /** The user's events of one type, newest first. */
 export async function listEvents(db: Database, userId: number, eventType: string, page: PageRequest): Promise<Page<BehaviorEvent>> {
   const result = await queryPage(db, keys.userPartition(userId), eventList(eventType), page);

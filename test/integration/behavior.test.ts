@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertEvent } from '../../shared/db/events-repository';
+import { insertEvents } from '../../shared/db/events-repository';
 import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { newAccount, postEvent, walkList } from '../support/resources';
@@ -205,17 +205,19 @@ describe('GET /api/behavior/stats', () => {
     await postEvent(api, account, 'subtitle_layout', 'bottom');
     // As if a request that started earlier committed only now: its event is positioned earlier.
     const earlier = new Date(api.clock.now().getTime() - 60_000);
-    await insertEvent(
+    await insertEvents(
       api.db,
       { userId: account.userId, tokenVersion: 0 },
-      {
-        eventId: 1,
-        eventType: 'subtitle_layout',
-        eventValue: 'top',
-        location: null,
-        createdAt: earlier.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-        createdAtMs: earlier.toISOString(),
-      },
+      [
+        {
+          eventId: 1,
+          eventType: 'subtitle_layout',
+          eventValue: 'top',
+          location: null,
+          createdAt: earlier.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          createdAtMs: earlier.toISOString(),
+        },
+      ],
       [],
     );
     expect((await stats(account)).events).toEqual([{ eventType: 'subtitle_layout', count: 2, lastValue: 'bottom' }]);
