@@ -109,7 +109,7 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   out.push(
     `by the month, whatever the traffic (${fixed.stage} stage): ${fixed.webAcls} WAF web ACL with ${fixed.wafRules} rules, ${fixed.alarms} alarms, ` +
       `${fixed.dashboards} dashboard, ${fixed.customMetrics} custom metrics, ${fixed.secrets} secret: $${fixed.fixedMonthlyUsd.toFixed(2)} a month ` +
-      `($${((fixed.fixedMonthlyUsd / profile.mau) * 1000).toFixed(3)} per 1 000 MAU at this scale)`,
+      `($${parts.fixedMonthly.toFixed(3)} per 1 000 MAU at this scale)`,
   );
   out.push(
     `\nTop operations, USD per 1 000 MAU a month\n` +
