@@ -46,8 +46,6 @@ export function routeConditions(needs: { table: string; secret: boolean; sender:
     'module',
     ...(needs.table === 'none' ? ['route-without-table'] : []),
     ...(needs.secret ? [] : ['route-without-secret']),
-    // The code sender reads the secret with the SDK's signer instead of its client: with SES and
-    // SNS, the Secrets Manager client puts it over the identity bundle goal (README "Benchmarks").
-    ...(needs.sender ? ['route-with-sender'] : ['route-without-sender']),
+    ...(needs.sender ? [] : ['route-without-sender']),
   ];
 }

@@ -9,13 +9,12 @@ import { rootSecretId, secretStringOf } from '../ports/secrets';
 import type { SecretSource } from '../ports/secrets';
 
 /**
- * Reads for the bundles an SDK client would push past their goal (README "Benchmarks"): each is
- * one POST signed by the AWS SDK's own signer (@smithy/signature-v4, with the SDK's environment
- * credential provider and node:crypto hashing) and sent with fetch. The SDK's DynamoDB and
- * Secrets Manager clients are 190 and 165 KB, over twice the authorizer's 80 KB goal (its cold
- * start sits in front of every Bearer request that API Gateway's cache does not answer), and the
- * Secrets Manager client adds 14 KB to the code send function, past the 420 KB identity goal.
- * Every other function reads the secret with the SDK's client (aws-secrets.ts).
+ * The authorizer's reads (README "Benchmarks"): each is one POST signed by the AWS SDK's own
+ * signer (@smithy/signature-v4, with the SDK's environment credential provider and node:crypto
+ * hashing) and sent with fetch. The SDK's DynamoDB and Secrets Manager clients are 190 and 165 KB,
+ * over twice the authorizer's 80 KB goal (its cold start sits in front of every Bearer request
+ * that API Gateway's cache does not answer). Every function reads the secret with the SDK's
+ * client (aws-secrets.ts).
  *
  * One attempt, no retries: a failure throws. API Gateway answers a throwing authorizer with
  * AUTHORIZER_FAILURE, the contract's 503 "try again"; it never becomes an Allow or a sign-out.

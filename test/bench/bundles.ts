@@ -6,6 +6,7 @@ import type { Metafile } from 'esbuild';
 import { lambdaEsbuildOptions, routeConditions } from '../../infra/bundling/options';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { authorizer, routeId, routes } from '../../shared/routes';
+import { isData } from './goals';
 
 /**
  * Every Lambda function built exactly as it is deployed (the shared `lambdaEsbuildOptions`), one
@@ -32,11 +33,11 @@ export interface BundleTarget {
 export interface BuiltBundle extends BundleTarget {
   file: string;
   bytes: number;
-  /** Bytes in the output from files outside node_modules: our own code (and data). */
+  /** Bytes in the output from files outside node_modules that are code, not data: our own code. */
   ownBytes: number;
   /**
-   * Of `ownBytes`, the generated data modules (`*-data.ts` under shared/, written by
-   * infra/tools/packed-text.ts): the OpenAPI document, the common passwords, the phone metadata.
+   * Bytes of the data modules (`DATA_CEILINGS` of goals.ts): the OpenAPI document, the common
+   * passwords and libphonenumber-js's metadata. Not code: `bytes - dataBytes` meets the bundle goal.
    */
   dataBytes: number;
   /** Every import the bundle leaves to run time. */
@@ -59,7 +60,6 @@ export const baselineTargets = (): BundleTarget[] => [
 ];
 
 const isOwn = (input: string) => !input.split(/[\\/]/).includes('node_modules');
-const isGeneratedData = (input: string) => /^shared\/(?:[\w-]+\/)*[\w-]+-data\.ts$/.test(input);
 const bytesOf = (inputs: Record<string, number>, include: (input: string) => boolean) =>
   Object.entries(inputs).reduce((sum, [path, bytes]) => sum + (include(path) ? bytes : 0), 0);
 
@@ -85,8 +85,8 @@ async function buildOne(target: BundleTarget, outdir: string, index: number): Pr
     ...target,
     file,
     bytes: output.bytes,
-    ownBytes: bytesOf(inputs, isOwn),
-    dataBytes: bytesOf(inputs, isGeneratedData),
+    ownBytes: bytesOf(inputs, (input) => isOwn(input) && !isData(input)),
+    dataBytes: bytesOf(inputs, isData),
     runtimeImports: [...new Set([...output.imports.filter((item) => item.external).map((item) => item.path), ...bareImportsIn(readFileSync(file, 'utf8'))])].sort(),
     inputs,
     metafile,

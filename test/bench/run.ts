@@ -27,7 +27,7 @@ import type { ReadCostFloor, ReadCostResult } from './read-cost';
 interface Report {
   /** The Node.js version everything was measured on; beyond the issue's shape. */
   node: string;
-  /** `dataBytes`: of `ownBytes`, generated data (packed text), not code; beyond the issue's shape. */
+  /** `dataBytes`: the data modules (goals.ts `DATA_CEILINGS`), not code; beyond the issue's shape. */
   bundles: { function: string; bytes: number; ownBytes: number; dataBytes: number }[];
   coldImport: ColdImportResult[];
   overhead: OverheadResult[];
@@ -167,14 +167,14 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   const out: string[] = [`Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR})`];
   out.push(
     table(
-      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, identity function <= ${GOALS.identityBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Own KB: files outside node_modules; of which data: generated packed text, not code`,
-      ['function', 'KB', 'own KB', 'of which data', 'goal', 'largest parts (KB)'],
+      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, identity function <= ${GOALS.identityBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, each without its data; own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Data: the password list, the phone metadata and the OpenAPI document, each under its own ceiling; own KB: our code outside node_modules`,
+      ['function', 'KB', 'data KB', 'own KB', 'goal', 'largest parts (KB)'],
       functions.map((bundle) => [
         bundle.name,
         kb(bundle.bytes),
-        kb(bundle.ownBytes),
         kb(bundle.dataBytes),
-        mark(bundle.bytes <= bundleGoal(bundle) && bundle.ownBytes - bundle.dataBytes <= GOALS.ownBytes),
+        kb(bundle.ownBytes),
+        mark(bundle.bytes - bundle.dataBytes <= bundleGoal(bundle) && bundle.ownBytes <= GOALS.ownBytes),
         largestInputs(bundle, 4)
           .map((part) => `${part.input.replace(/^.*\//, '')} ${kb(part.bytes)}`)
           .join(', '),
