@@ -27,8 +27,8 @@ function isSecretStoreUnavailable(error: unknown): boolean {
  * 503. ports/secrets.ts `cachedKeys` decides when to read it again. `reach` points the client
  * elsewhere (tests: a stand-in endpoint and its credentials).
  *
- * The authorizer and the code send function do not use this: the client would push their bundles
- * past their goals (signed-reads.ts).
+ * The authorizer does not use this: the client would take its bundle past its goal
+ * (signed-reads.ts).
  */
 export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClientConfig, 'endpoint' | 'credentials'> = {}): SecretSource {
   const secretId = rootSecretId(cfg);
