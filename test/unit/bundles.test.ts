@@ -9,7 +9,7 @@ import { routeId, routes } from '../../shared/routes';
 /**
  * Every function built with the Lambda bundling options (what `npm run bench` measures and the
  * stack deploys): nothing may be left to load at run time but Node's own modules, and the bundles
- * stay within the size goals of issue 6 (README "Benchmarks").
+ * stay within the size goals of issue 17 (README "Benchmarks").
  *
  * Classic zod is gone from every bundle (ESLint forbids it in shared/ and functions/), and this test
  * fails should it come back. Data (the password list, libphonenumber-js's metadata and the packed
@@ -19,15 +19,12 @@ import { routeId, routes } from '../../shared/routes';
 const CLASSIC_ZOD = /node_modules\/zod\/v4\/classic\//;
 const PHONE_PARSING = /node_modules\/libphonenumber-js\//;
 
-/** The identity functions carry libphonenumber-js (with its metadata), zod/mini, jose and the SES/SNS clients by design. */
-
-
 const contains = (bundle: BuiltBundle, pattern: RegExp) => Object.keys(bundle.inputs).some((input) => pattern.test(input));
 const inputsOf = (bundle: BuiltBundle, pattern: RegExp) => Object.keys(bundle.inputs).filter((input) => pattern.test(input));
 
 function sizeLimit(bundle: BuiltBundle): { bytes: number; why: string } {
   if (bundle.kind === 'authorizer') return { bytes: GOALS.authorizerBytes, why: 'authorizer goal' };
-  // Identity functions (test/bench/goals.ts) carry libphonenumber-js or the common-password list by design.
+  // Identity functions (test/bench/goals.ts) carry libphonenumber-js, jose or the common-password list by design.
   return isIdentityBundle(bundle.inputs) ? { bytes: GOALS.identityBytes, why: 'identity function goal' } : { bytes: GOALS.functionBytes, why: 'function goal' };
 }
 
