@@ -3,7 +3,7 @@ import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { resetPassword } from '../../shared/identity/account-service';
 import { newPasswordSchema, verifyCodeSchema } from '../../shared/identity/schemas';
-import { targetSchema } from '../../shared/identity/targets';
+import { targetSchema } from '../../shared/identity/phone-targets';
 
 const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, newPassword: newPasswordSchema });
 

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { changeTarget } from '../../shared/accounts/profile-service';
 import { endpoint } from '../../shared/http/endpoint';
 import { verifyCodeSchema } from '../../shared/identity/schemas';
-import { phoneTargetSchema } from '../../shared/identity/targets';
+import { phoneTargetSchema } from '../../shared/identity/phone-targets';
 
 const body = z.object({ phone: phoneTargetSchema, verifyCode: verifyCodeSchema });
 

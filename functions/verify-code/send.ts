@@ -3,7 +3,8 @@ import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
 import { requestedLocale } from '../../shared/identity/messages';
-import { emailTargetSchema, phoneTargetSchema } from '../../shared/identity/targets';
+import { phoneTargetSchema } from '../../shared/identity/phone-targets';
+import { emailTargetSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
 
 const locale = z.optional(

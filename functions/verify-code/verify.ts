@@ -4,7 +4,7 @@ import { succeeded } from '../../shared/http/response';
 import { signInWithCode } from '../../shared/identity/account-service';
 import { clientNameSchema, verifyCodeSchema } from '../../shared/identity/schemas';
 import { sessionName } from '../../shared/identity/session-service';
-import { targetSchema } from '../../shared/identity/targets';
+import { targetSchema } from '../../shared/identity/phone-targets';
 import { headerValue } from '../../shared/http/headers';
 
 const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, clientName: z.optional(clientNameSchema) });

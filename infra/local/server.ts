@@ -15,7 +15,7 @@ import { errorResponse } from '../../shared/http/error-map';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
-import { parseTarget } from '../../shared/identity/targets';
+import { parseTarget } from '../../shared/identity/phone-targets';
 import type { LogSink } from '../../shared/logging/logger';
 import type { Clock } from '../../shared/ports/clock';
 import type { CodeSender } from '../../shared/ports/code-sender';

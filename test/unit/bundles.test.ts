@@ -110,6 +110,15 @@ describe('Lambda bundles', () => {
   it('carries the common-password list only where a new password is chosen, phone parsing only where a phone number is read', () => {
     const withFile = (pattern: RegExp) => bundles.filter((bundle) => contains(bundle, pattern)).map((bundle) => bundle.name).sort();
     expect(withFile(/shared\/identity\/common-passwords-data\.ts$/)).toEqual(['POST /api/auth/password/reset', 'POST /api/auth/register', 'PUT /api/users/me/password']);
+    // Changing the e-mail address takes a code and an address, not a phone number: no phone parsing.
+    expect(withFile(PHONE_PARSING)).toEqual([
+      'POST /api/auth/login',
+      'POST /api/auth/password/reset',
+      'POST /api/auth/register',
+      'POST /api/verify-code/send',
+      'POST /api/verify-code/verify',
+      'PUT /api/users/me/phone',
+    ]);
     // The package's smallest metadata (libphonenumber-js/min), never its larger sets.
     expect(withFile(/libphonenumber-js\/metadata\.min\.json\.js$/)).toEqual(withFile(PHONE_PARSING));
     expect(bundles.flatMap((bundle) => inputsOf(bundle, /libphonenumber-js\/metadata\.(?!min\.json\.js$)/))).toEqual([]);

@@ -4,7 +4,8 @@ import { parseConfig } from '../../shared/config';
 import { createContext } from '../../shared/context';
 import type { ProxyHandler } from '../../shared/http/endpoint';
 import { logInWithPassword, register, resetPassword, signInWithCode } from '../../shared/identity/account-service';
-import { emailSchema, parsePhone, targetSchema } from '../../shared/identity/targets';
+import { parsePhone, targetSchema } from '../../shared/identity/phone-targets';
+import { emailSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
 
 /**
