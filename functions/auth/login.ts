@@ -1,7 +1,9 @@
 import * as z from 'zod/mini';
 import { endpoint } from '../../shared/http/endpoint';
 import { logInWithPassword } from '../../shared/identity/account-service';
-import { EXACTLY_ONE_TARGET, accountTargetFields, clientNameSchema, oneAccountTarget, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { EXACTLY_ONE_TARGET, accountTargetFields, oneAccountTarget } from '../../shared/identity/account-target-schemas';
+import { submittedPasswordSchema } from '../../shared/identity/password-schemas';
+import { clientNameSchema } from '../../shared/identity/session-schemas';
 import { sessionName } from '../../shared/identity/session-service';
 import { headerValue } from '../../shared/http/headers';
 

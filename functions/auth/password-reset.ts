@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 import { resetPassword } from '../../shared/identity/account-service';
-import { newPasswordSchema, verifyCodeSchema } from '../../shared/identity/schemas';
+import { verifyCodeSchema } from '../../shared/identity/code-schemas';
+import { newPasswordSchema } from '../../shared/identity/password-schemas';
 import { targetSchema } from '../../shared/identity/phone-targets';
 
 const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, newPassword: newPasswordSchema });

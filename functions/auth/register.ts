@@ -1,7 +1,9 @@
 import * as z from 'zod/mini';
 import { endpoint } from '../../shared/http/endpoint';
 import { register } from '../../shared/identity/account-service';
-import { EXACTLY_ONE_TARGET, accountTargetFields, newPasswordSchema, oneAccountTarget, verifyCodeSchema } from '../../shared/identity/schemas';
+import { EXACTLY_ONE_TARGET, accountTargetFields, oneAccountTarget } from '../../shared/identity/account-target-schemas';
+import { verifyCodeSchema } from '../../shared/identity/code-schemas';
+import { newPasswordSchema } from '../../shared/identity/password-schemas';
 
 const fields = z.object({ ...accountTargetFields, verifyCode: verifyCodeSchema, password: newPasswordSchema }).check(z.meta(EXACTLY_ONE_TARGET));
 const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context) => oneAccountTarget(value, context)));

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { changeTarget } from '../../shared/accounts/profile-service';
 import { endpoint } from '../../shared/http/endpoint';
-import { verifyCodeSchema } from '../../shared/identity/schemas';
+import { verifyCodeSchema } from '../../shared/identity/code-schemas';
 import { phoneTargetSchema } from '../../shared/identity/phone-targets';
 
 const body = z.object({ phone: phoneTargetSchema, verifyCode: verifyCodeSchema });

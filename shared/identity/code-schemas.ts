@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { CODE_LENGTH } from './codes';
 
 /**
- * The code field, in a module of its own: a function that takes a code with an e-mail address
- * only (changing it) then bundles no phone-number parsing, which schemas.ts's target fields bring.
+ * The code field, in a module of its own like the other identity fields: a function that takes a
+ * code with an e-mail address only (changing it) then bundles no phone-number parsing.
  */
 export const verifyCodeSchema = z.string().check(
   z.regex(new RegExp(`^\\d{${CODE_LENGTH}}$`), `must be ${CODE_LENGTH} digits`),

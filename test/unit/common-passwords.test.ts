@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMON_PASSWORD_COUNT, commonPasswordList } from '../../infra/tools/common-passwords-source';
 import { commonPasswords, isCommonPassword } from '../../shared/identity/common-passwords';
-import { newPasswordSchema } from '../../shared/identity/schemas';
+import { newPasswordSchema } from '../../shared/identity/password-schemas';
 
 describe('common password list', () => {
   it('holds exactly the generated list from @zxcvbn-ts/language-common (run `npm run generate:passwords` if not)', () => {

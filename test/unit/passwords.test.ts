@@ -8,7 +8,7 @@ import {
   needsRehash,
   verifyPassword,
 } from '../../shared/identity/passwords';
-import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identity/schemas';
+import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identity/password-schemas';
 
 // scrypt at N=2^17 costs ~300 ms here: one hash at the real parameters, shared by the tests.
 const password = 'correct horse battery';

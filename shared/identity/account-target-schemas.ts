@@ -4,13 +4,6 @@ import { phoneTargetSchema } from './phone-targets';
 import { emailTargetSchema } from './targets';
 import type { Target } from './targets';
 
-// The code field in a module of its own: changing the e-mail address then bundles no phone parsing.
-export { verifyCodeSchema } from './code-schemas';
-
-// The password schemas in a module of their own: a function that only takes passwords (changing one)
-// then bundles no phone-number parsing, which this module's target fields bring.
-export { newPasswordSchema, submittedPasswordSchema } from './password-schemas';
-
 /**
  * `{phone}` or `{email}`, exactly one, resolved to a normalised target. Shared by login and
  * registration, which name the account either way.
@@ -34,6 +27,3 @@ export function oneAccountTarget<T extends { email?: Target | undefined; phone?:
 
 /** For the API reference: login and registration name the account by exactly one of the two. */
 export const EXACTLY_ONE_TARGET = { oneOf: [{ required: ['email'] }, { required: ['phone'] }] };
-
-// The session fields in a module of their own: refresh and logout then bundle no phone parsing.
-export { clientNameSchema, refreshTokenSchema } from './session-schemas';
