@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { AuthorizerMeasure, OperationMeasure } from './cost-measure';
 import type { DeploymentInventory } from './cost-deployment';
+import { round } from './stats';
 
 /**
  * The cost model of npm run cost: measured figures per operation (cost-measure.ts) times the
@@ -295,8 +296,12 @@ export interface ModelInput {
   deployment: DeploymentInventory;
 }
 
-/** The identity part of the API: what Cognito or Firebase Auth would replace. */
-export const isIdentityOperation = (operation: string, secret: boolean) => secret || operation === 'POST /api/auth/logout';
+/**
+ * The identity part of the API, what Cognito or Firebase Auth would replace: the operations that
+ * check codes, passwords or tokens against the root secret (sign-in, refresh, logout, the
+ * sign-in identifiers), as the route table declares them.
+ */
+const isIdentityOperation = (operation: { secretPerColdStart: boolean }) => operation.secretPerColdStart;
 
 export const GOAL_ANCHOR = 'Amazon Cognito Essentials';
 export const GOAL_SHARE = 1 / 5;
@@ -339,7 +344,7 @@ function sums(
     const storage = ((Math.max(0, operation.storedBytes) * profile.dataRetainedMonths) / GIB) * prices.prices.dynamoDbStoragePerGbMonth.usd;
     const monthly = addScaled(zero(), { ...cost, storage }, calls(operation.operation));
     addScaled(perUser, monthly, 1);
-    if (isIdentityOperation(operation.operation, operation.secretPerColdStart)) addScaled(identity, monthly, 1);
+    if (isIdentityOperation(operation)) addScaled(identity, monthly, 1);
     perOperation.push({ operation: operation.operation, usd: total(monthly) * 1000 });
     return {
       operation: operation.operation,
@@ -398,9 +403,4 @@ function sums(
       goal: { anchor: GOAL_ANCHOR, maxPerThousandMauUsd: round(maxPerThousand, 4), met: perThousandMauUsd <= maxPerThousand },
     },
   };
-}
-
-function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
