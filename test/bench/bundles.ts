@@ -114,6 +114,19 @@ export async function buildBundles(targets: BundleTarget[], outdir = mkdtempSync
   return Promise.all(targets.map((target, index) => buildOne(target, outdir, index)));
 }
 
+/** The two floors the cold-import benchmark compares against (`BundleTarget.floor`). */
+export interface Floors {
+  dynamodb: BuiltBundle;
+  empty: BuiltBundle;
+}
+
+/** Builds `targets` and the two floors into one temporary directory (the floors' directory). */
+export async function buildWithFloors(targets: BundleTarget[]): Promise<{ built: BuiltBundle[]; floors: Floors }> {
+  const all = await buildBundles([...targets, ...baselineTargets()]);
+  const floor = (name: string) => all.find((bundle) => bundle.name === name)!;
+  return { built: all.filter((bundle) => bundle.kind !== 'baseline'), floors: { dynamodb: floor(BASELINE_DYNAMODB), empty: floor(BASELINE_EMPTY) } };
+}
+
 /** The biggest contributors to a bundle, by package (node_modules) or by file (our own code). */
 export function largestInputs(bundle: BuiltBundle, count = 8): { input: string; bytes: number }[] {
   const byPackage = new Map<string, number>();

@@ -1,6 +1,6 @@
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { BASELINE_DYNAMODB, BASELINE_EMPTY, PROJECT_ROOT, baselineTargets, buildBundles } from './bundles';
+import { PROJECT_ROOT, buildWithFloors } from './bundles';
 import type { BuiltBundle, BundleTarget } from './bundles';
 import { measureColdImports, runProbe } from './cold-import';
 import { KB } from './goals';
@@ -25,9 +25,7 @@ const runs = Number(args.find((arg) => /^\d+$/.test(arg)) ?? 30);
 const parts: BundleTarget[] = readdirSync(join(PROJECT_ROOT, 'test/bench/parts'))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => ({ name: basename(file, '.ts'), entry: `test/bench/parts/${file}`, kind: 'part', floor: inProcess ? 'dynamodb' : 'empty' }));
-const built = await buildBundles([...parts, ...baselineTargets()]);
-const floors = { dynamodb: built.find((bundle) => bundle.name === BASELINE_DYNAMODB)!, empty: built.find((bundle) => bundle.name === BASELINE_EMPTY)! };
-const builtParts = built.filter((bundle) => bundle.kind === 'part');
+const { built: builtParts, floors } = await buildWithFloors(parts);
 
 async function measureAlone(measuredParts: BuiltBundle[]) {
   const measured = [...measuredParts, { ...floors.dynamodb, name: 'DynamoDB client created (the floor)', floor: 'empty' as const }];

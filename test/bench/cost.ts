@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { parseConfig } from '../../shared/config';
 import { routeId, routes } from '../../shared/routes';
-import { AUTHORIZER, BASELINE_DYNAMODB, BASELINE_EMPTY, baselineTargets, buildBundles, functionTargets } from './bundles';
+import { AUTHORIZER, buildWithFloors, functionTargets } from './bundles';
 import { costChart } from './cost-chart';
 import { measureOperations, routesWithoutDriver } from './cost-measure';
 import type { Measured } from './cost-measure';
@@ -13,6 +13,7 @@ import type { BudgetRow } from './cost-data';
 import { BREAKDOWN_LABELS, costReport } from './cost-model';
 import type { Breakdown, CostReport, Prices, UsageProfile } from './cost-model';
 import { measureColdImports } from './cold-import';
+import { optionOf, progressLog, textTable } from './cli';
 import { startBench } from './harness';
 
 /**
@@ -33,13 +34,8 @@ import { startBench } from './harness';
  *   --write-budget   rewrites cost/capacity-budget.json with the measured counts (raise on purpose)
  */
 const args = process.argv.slice(2);
-const option = (name: string) => {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-};
-
-const started = performance.now();
-const log = (message: string) => process.stderr.write(`[cost ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+const option = (name: string) => optionOf(args, name);
+const log = progressLog('cost');
 
 /** Init time of each function: the cold-import median of its bundle (README "Benchmarks"). */
 async function initTimes(): Promise<Map<string, number>> {
@@ -51,9 +47,7 @@ async function initTimes(): Promise<Map<string, number>> {
   }
   const runs = Number(option('--cold-runs') ?? 5);
   log(`init times: building every function, then ${runs} fresh-process imports each`);
-  const built = await buildBundles([...functionTargets(), ...baselineTargets()]);
-  const functions = built.filter((bundle) => bundle.kind !== 'baseline');
-  const floors = { dynamodb: built.find((bundle) => bundle.name === BASELINE_DYNAMODB)!, empty: built.find((bundle) => bundle.name === BASELINE_EMPTY)! };
+  const { built: functions, floors } = await buildWithFloors(functionTargets());
   try {
     const { results } = await measureColdImports(functions, floors, runs);
     return new Map(results.map((row) => [row.function, row.medianMs]));
@@ -62,20 +56,13 @@ async function initTimes(): Promise<Map<string, number>> {
   }
 }
 
-function table(header: string[], rows: (string | number)[][]): string {
-  const cells = [header, ...rows.map((row) => row.map(String))];
-  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
-}
-
 function print(report: CostReport, measured: Measured, profile: UsageProfile, prices: Prices) {
   const commandsOf = new Map(measured.operations.map((operation) => [operation.operation, operation.commands.join('+')]));
   const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
   const out: string[] = [];
   out.push(
     `\nPer operation (one warm call; units as DynamoDB Local reports them; ms on this machine against DynamoDB Local)\n` +
-      table(
+      textTable(
         ['operation', 'calls/user/month', 'DDB req', 'RCU', 'WCU', 'WCU per item', 'ms', 'MB', 'log B', '$/million', 'DynamoDB calls'],
         report.operations.map((row) => [
           row.operation,
@@ -100,7 +87,7 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   const parts = report.details.perThousandMauByComponent;
   out.push(
     `\nWhere the money goes, USD per 1 000 MAU a month at ${profile.mau.toLocaleString('en-US')} MAU (X-Ray samples ${(report.details.xRaySampledShare * 100).toFixed(1)} % of requests)\n` +
-      table(
+      textTable(
         ['component', 'USD', 'share'],
         (Object.keys(parts) as (keyof Breakdown)[]).map((key) => [BREAKDOWN_LABELS[key], parts[key].toFixed(3), `${((parts[key] / report.perThousandMauUsd) * 100).toFixed(1)} %`]),
       ),
@@ -113,7 +100,7 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   );
   out.push(
     `\nTop operations, USD per 1 000 MAU a month\n` +
-      table(
+      textTable(
         ['operation', 'USD'],
         [...report.details.perThousandMauByOperation.slice(0, 8).map((row) => [row.operation, row.usd.toFixed(3)]), ['authorizer', report.details.authorizerPerThousandMauUsd.toFixed(3)]],
       ),
@@ -127,7 +114,7 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   );
   out.push(
     `\nAnchors, USD per 1 000 MAU a month (list price / at 10k / at 100k MAU)\n` +
-      table(
+      textTable(
         ['anchor', 'list', '10k', '100k'],
         prices.anchors.map((anchor) => [anchor.name, anchor.perThousandMauUsd ?? 'n/a', anchor.at10kMauPerThousandUsd ?? 'n/a', anchor.at100kMauPerThousandUsd ?? 'n/a']),
       ),

@@ -2,11 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
-import { BASELINE_DYNAMODB, BASELINE_EMPTY, baselineTargets, buildBundles, functionTargets, largestInputs } from './bundles';
+import { buildWithFloors, functionTargets, largestInputs } from './bundles';
 import type { BuiltBundle } from './bundles';
 import { measureColdImports } from './cold-import';
 import type { ColdImportCpu, ColdImportResult } from './cold-import';
 import { TYPICAL_ACCOUNT, readOperations, seedAccount } from './fixtures';
+import { optionOf, progressLog, textTable } from './cli';
 import { GOALS, KB, isIdentityBundle } from './goals';
 import { startBench } from './harness';
 import { measureEnumeration, measureScrypt } from './identity';
@@ -38,10 +39,7 @@ interface Report {
 }
 
 const args = process.argv.slice(2);
-const option = (name: string) => {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
-};
+const option = (name: string) => optionOf(args, name);
 const quick = args.includes('--quick');
 const jsonFile = option('--json');
 const settings = quick
@@ -51,15 +49,9 @@ const settings = quick
 const THROUGHPUT_OPERATIONS = ['GET /api/users/me', 'GET /api/behavior/stats', 'GET /api/transcriptions', REFRESH_OPERATION];
 const CONCURRENCIES = [1, 8, 32];
 
-const started = performance.now();
-const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+const log = progressLog('bench');
 
-function table(title: string, header: string[], rows: (string | number)[][]): string {
-  const cells = [header, ...rows.map((row) => row.map(String))];
-  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  return [`\n${title}`, line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.slice(1).map(line)].join('\n');
-}
+const table = (title: string, header: string[], rows: (string | number)[][]): string => `\n${title}\n${textTable(header, rows)}`;
 
 const kb = (bytes: number) => (bytes / KB).toFixed(1);
 const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
@@ -82,9 +74,7 @@ async function main() {
       : `Node.js ${process.version}; Lambda runs Node.js ${LAMBDA_NODE_MAJOR}, which npm run bench:lambda-node measures with`,
   );
   log('building every function with the Lambda bundling options');
-  const built = await buildBundles([...functionTargets(), ...baselineTargets()]);
-  const functions = built.filter((bundle) => bundle.kind !== 'baseline');
-  const floors = { dynamodb: built.find((bundle) => bundle.name === BASELINE_DYNAMODB)!, empty: built.find((bundle) => bundle.name === BASELINE_EMPTY)! };
+  const { built: functions, floors } = await buildWithFloors(functionTargets());
 
   log(`cold import: ${functions.length} functions x ${settings.coldRuns} fresh processes, each next to its floor`);
   const { results: coldImport, cpu: coldCpu } = await measureColdImports(functions, floors, settings.coldRuns, (done, total) => {
