@@ -1,8 +1,3 @@
-import { listByType } from '../../shared/behavior/behavior-service';
-import { listEndpoint } from '../../shared/http/list-endpoint';
+import { eventListEndpoint } from '../../shared/behavior/event-list-endpoint';
 
-export const handler = listEndpoint('GET /api/behavior/login', {
-  response: 'behaviorEventListSchema',
-  docs: { summary: 'List your login events', description: 'Events of type `login`, newest first.' },
-  list: (ctx, caller, page) => listByType(ctx, caller, 'login', page),
-});
+export const handler = eventListEndpoint('GET /api/behavior/login', 'login');

@@ -1,8 +1,3 @@
-import { listByType } from '../../shared/behavior/behavior-service';
-import { listEndpoint } from '../../shared/http/list-endpoint';
+import { eventListEndpoint } from '../../shared/behavior/event-list-endpoint';
 
-export const handler = listEndpoint('GET /api/behavior/voice-provider', {
-  response: 'behaviorEventListSchema',
-  docs: { summary: 'List your voice_provider events', description: 'Events of type `voice_provider`, newest first.' },
-  list: (ctx, caller, page) => listByType(ctx, caller, 'voice_provider', page),
-});
+export const handler = eventListEndpoint('GET /api/behavior/voice-provider', 'voice_provider');
