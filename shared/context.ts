@@ -52,7 +52,6 @@ function lazily<T>(what: string, adapter: Adapter<T> | undefined, cfg: Config): 
   };
 }
 
-export type { Logging };
 
 export function createContext(deps: ContextDeps): AppContext {
   const { config } = deps;

@@ -148,7 +148,7 @@ export function endpoint<
     // in and last out, errors are mapped after every other middleware had its say.
     const handler = middy<APIGatewayProxyEvent, unknown, Error, Invocation>(base)
       .use(requestLog(app, name))
-      .use(errorMapping({ config: app.config, logging: app.logging, route: name }))
+      .use(errorMapping(app, name))
       .use(response({ config: app.config }));
     if (definition.body) handler.use(jsonBody({ optional: definition.bodyOptional }));
     handler.use(validation(definition as RequestSchemas)).use(caller({ bearer: route.auth === 'bearer', clock: app.clock }));

@@ -1,5 +1,4 @@
-import type { Config } from '../../config';
-import type { Logging } from '../../context';
+import type { AppContext } from '../../context';
 import { errorToResult } from '../response';
 import type { EndpointMiddleware } from './invocation';
 
@@ -9,12 +8,14 @@ import type { EndpointMiddleware } from './invocation';
  * nothing internal, logged with its stack. A response an inner middleware already recovered with
  * is left as it is.
  */
-export function errorMapping(options: { config: Config; logging: Logging; route: string }): EndpointMiddleware {
+export function errorMapping(app: Pick<AppContext, 'config' | 'logging'>, route: string): EndpointMiddleware {
   return {
     onError: async (request) => {
       if (request.response !== undefined) return;
-      const log = request.context.log ?? options.logging.logger({ route: options.route });
-      request.response = errorToResult(request.error, request.event, options.config, log);
+      // The context's logger is read here, not when the pipeline is built: building the pipeline
+      // at init must not build the logger (shared/context.ts).
+      const log = request.context.log ?? app.logging.logger({ route });
+      request.response = errorToResult(request.error, request.event, app.config, log);
     },
   };
 }

@@ -37,7 +37,7 @@ export function answer(
   app = testContext(),
 ) {
   const chain = middy<APIGatewayProxyEvent, unknown, Error, Invocation>(handler)
-    .use(errorMapping({ config: app.config, logging: app.logging, route: 'POST /api/test' }))
+    .use(errorMapping(app, 'POST /api/test'))
     .use(response({ config: app.config }))
     .use(middlewares);
   return async (event: APIGatewayProxyEvent) => {

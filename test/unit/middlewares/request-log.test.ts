@@ -21,7 +21,7 @@ function logged(run: (context: Invocation) => Promise<unknown>) {
   });
   const handler = middy<never, unknown, Error, Invocation>(async (_event: never, context: Invocation) => run(context))
     .use(requestLog(app, 'POST /api/test'))
-    .use(errorMapping({ config: app.config, logging: app.logging, route: 'POST /api/test' }))
+    .use(errorMapping(app, 'POST /api/test'))
     .use(response({ config: app.config }));
   const call = () => handler(proxyEvent() as never, { awsRequestId: 'lambda-1' } as Context as Invocation);
   return { call, lines, published };

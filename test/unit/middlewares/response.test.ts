@@ -10,7 +10,7 @@ import { proxyEvent, testContext } from './pipeline';
 const app = testContext();
 const call = async (result: unknown, origin?: string) => {
   const handler = middy<never, unknown, Error, Invocation>(async () => result)
-    .use(errorMapping({ config: app.config, logging: app.logging, route: 'POST /api/test' }))
+    .use(errorMapping(app, 'POST /api/test'))
     .use(response({ config: app.config }));
   const answer = (await handler(proxyEvent({ headers: origin ? { Origin: origin } : {} }) as never, {} as Context as Invocation)) as APIGatewayProxyResult;
   return { ...answer, body: JSON.parse(answer.body) };
