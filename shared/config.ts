@@ -69,6 +69,14 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/**
+ * An AWS SDK client's request handler with the per-attempt timeouts above: a stalled service fails
+ * the attempt instead of holding the request, and after the SDK's retries the caller gets the
+ * contract's 503. (throwOnRequestTimeout: without it this SDK only logs a warning when
+ * requestTimeout passes.)
+ */
+export const timedRequestHandler = (connectionTimeout: number, requestTimeout: number) => ({ connectionTimeout, requestTimeout, throwOnRequestTimeout: true });
+
 /** A problem with one setting; collected so that one start reports every bad setting at once. */
 class SettingProblem extends Error {}
 

@@ -1,5 +1,6 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
 import type { CodeSender } from '../ports/code-sender';
 
@@ -8,8 +9,7 @@ export function awsCodeSender(cfg: Config): CodeSender {
   let ses: SESClient | undefined;
   let sns: SNSClient | undefined;
   // A stalled SES or SNS fails the attempt; after the SDK's retries the send answers 503.
-  // (throwOnRequestTimeout: without it this SDK only logs a warning when requestTimeout passes.)
-  const requestHandler = { connectionTimeout: cfg.AWS_CONNECT_TIMEOUT_MS, requestTimeout: cfg.AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true };
+  const requestHandler = timedRequestHandler(cfg.AWS_CONNECT_TIMEOUT_MS, cfg.AWS_REQUEST_TIMEOUT_MS);
   return {
     async send(message) {
       if (message.channel === 'email') {

@@ -1,6 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
 import { rootSecretId, secretStringOf } from '../ports/secrets';
 import type { SecretSource } from '../ports/secrets';
@@ -36,8 +37,7 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     region: cfg.AWS_REGION,
     maxAttempts: SECRETS_MAX_ATTEMPTS,
     retryMode: 'standard',
-    // (throwOnRequestTimeout: without it this SDK only logs a warning when requestTimeout passes.)
-    requestHandler: { connectionTimeout: cfg.AWS_CONNECT_TIMEOUT_MS, requestTimeout: cfg.AWS_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+    requestHandler: timedRequestHandler(cfg.AWS_CONNECT_TIMEOUT_MS, cfg.AWS_REQUEST_TIMEOUT_MS),
     ...reach,
   });
   return {

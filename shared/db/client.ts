@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
 import { ServiceUnavailableError } from '../errors';
 import { LOCAL_DYNAMODB_CREDENTIALS } from './table';
@@ -42,12 +43,7 @@ export function database(cfg: Config): Database {
     // Without these a stalled DynamoDB holds the request until the Lambda timeout (a bare gateway
     // 5xx) or, locally, until it resumes. A timed-out attempt is a TimeoutError, which the SDK
     // retries and isUnavailable() answers as 503.
-    // (throwOnRequestTimeout: without it this SDK only logs a warning when requestTimeout passes.)
-    requestHandler: {
-      connectionTimeout: cfg.DYNAMODB_CONNECT_TIMEOUT_MS,
-      requestTimeout: cfg.DYNAMODB_REQUEST_TIMEOUT_MS,
-      throwOnRequestTimeout: true,
-    },
+    requestHandler: timedRequestHandler(cfg.DYNAMODB_CONNECT_TIMEOUT_MS, cfg.DYNAMODB_REQUEST_TIMEOUT_MS),
     ...(cfg.DYNAMODB_ENDPOINT
       ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: LOCAL_DYNAMODB_CREDENTIALS }
       : {}),
