@@ -97,7 +97,7 @@ const FROM_ADDRESS = /^(?:([^<>]*)<\s*)?([^\s<>@]+@([^\s<>@]+\.[^\s<>@]+))\s*>?$
  * compares case-sensitively), the display name kept. `Captions <No-Reply@Example.com>` ->
  * `Captions <no-reply@example.com>`, condition `no-reply@example.com`.
  */
-export function normaliseSender(value: string): { source: string; fromAddress: string; domain: string } | undefined {
+function normaliseSender(value: string): { source: string; fromAddress: string; domain: string } | undefined {
   const match = FROM_ADDRESS.exec(value);
   if (!match) return undefined;
   const name = match[1]?.trim();

@@ -16,7 +16,7 @@ export interface CodeRateLimitWafProps {
 }
 
 /** The rate rule counts over this window, and an IP stays blocked until its count in it falls below the limit. */
-export const WAF_WINDOW_SECONDS = 300;
+const WAF_WINDOW_SECONDS = 300;
 /** At most one window: by then the requests that tripped the limit have left it. */
 export const WAF_RETRY_AFTER_SECONDS = WAF_WINDOW_SECONDS;
 /** Set by the rate rule on the requests of an IP over the limit; the blocking rules read it. */

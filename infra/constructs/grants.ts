@@ -19,7 +19,7 @@ export interface GrantTargets {
 }
 
 /** The actions that only read; a `table: 'read'` entry may declare nothing else. */
-export const TABLE_READ_ACTIONS: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query'];
+const TABLE_READ_ACTIONS: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query'];
 
 /**
  * The DynamoDB actions of one function, from its declaration, checked against its coarse `table`

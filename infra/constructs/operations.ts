@@ -36,7 +36,7 @@ export const ACCESS_LOG_FORMAT = [
 /** Above this share of 5xx answers (in percent over 5 minutes, with enough traffic to judge) someone should look. */
 export const SERVER_ERROR_RATE_PERCENT = 5;
 export const SERVER_ERROR_MIN_REQUESTS = 20;
-export const SMS_LIMIT_METRIC = 'SmsLimitReached';
+const SMS_LIMIT_METRIC = 'SmsLimitReached';
 
 /** Throttled answers in 5 minutes: a client loop or an attack on the code endpoints. */
 export const THROTTLED_REQUESTS_THRESHOLD = 50;

@@ -52,7 +52,7 @@ export class InlinePolicyRole extends Role {
  * Lambda drops JSON application logs below the function's application log level, INFO unless set:
  * it follows LOG_LEVEL, so `debug` in dev reaches CloudWatch. `silent` writes nothing anyway.
  */
-export const APPLICATION_LOG_LEVEL: Record<ServiceLogLevel, ApplicationLogLevel> = {
+const APPLICATION_LOG_LEVEL: Record<ServiceLogLevel, ApplicationLogLevel> = {
   debug: ApplicationLogLevel.DEBUG,
   info: ApplicationLogLevel.INFO,
   warn: ApplicationLogLevel.WARN,

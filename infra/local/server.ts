@@ -166,7 +166,7 @@ function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'to
  * The per-client limit on the code endpoints that WAF applies on AWS: at most `limit` requests per
  * client address in a 5-minute window (fixed windows, as WAF's count is over a trailing one).
  */
-export class CodeRequestLimiter {
+class CodeRequestLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(

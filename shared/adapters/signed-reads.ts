@@ -41,7 +41,7 @@ const DYNAMODB: JsonService = { name: 'dynamodb', targetPrefix: 'DynamoDB_201208
 const SECRETS_MANAGER: JsonService = { name: 'secretsmanager', targetPrefix: 'secretsmanager', contentType: 'application/x-amz-json-1.1' };
 
 /** A call the service answered with an error: its HTTP status and error type (`__type`). */
-export class SignedCallError extends Error {
+class SignedCallError extends Error {
   constructor(
     readonly status: number,
     readonly type: string,

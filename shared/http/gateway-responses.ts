@@ -21,7 +21,7 @@ export interface GatewayResponse {
 }
 
 /** API Gateway's throttle refills every second: a client may try again after one. */
-export const THROTTLED_RETRY_AFTER_SECONDS = 1;
+const THROTTLED_RETRY_AFTER_SECONDS = 1;
 
 export const GATEWAY_RESPONSES = {
   UNAUTHORIZED: { status: 401, body: { code: 401, message: 'Unauthorized', error: 'UNAUTHORIZED' } },
@@ -49,9 +49,6 @@ export const GATEWAY_RESPONSES = {
 } as const satisfies Record<string, GatewayResponse>;
 
 export type GatewayResponseType = keyof typeof GATEWAY_RESPONSES;
-
-/** API Gateway's payload limit for REST APIs. */
-export const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 /** The authorizer's identity-source validation: requests that fail it never reach the function. */
 export const AUTHORIZATION_HEADER_PATTERN = '^[Bb][Ee][Aa][Rr][Ee][Rr] [-0-9a-zA-Z._~+/]+=*$';

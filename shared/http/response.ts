@@ -59,7 +59,3 @@ export function errorToResult(error: unknown, event: APIGatewayProxyEvent, cfg: 
   }
   return proxyResult(response.status, response.body, response.headers, event, cfg);
 }
-
-export function logRequest(state: { log: Logger; startedAt: number } | undefined, status: number): void {
-  state?.log.info('request', { status, durationMs: Math.round((performance.now() - state.startedAt) * 10) / 10 });
-}

@@ -23,12 +23,12 @@ export interface Logger {
 export type LogSink = (line: string) => void;
 
 /** Lambda reads the function's stdout into CloudWatch Logs, one line per entry. */
-export const STDOUT_SINK: LogSink = (line) => process.stdout.write(`${line}\n`);
+const STDOUT_SINK: LogSink = (line) => process.stdout.write(`${line}\n`);
 
 /** Powertools' Logger, writing its lines to a sink instead of its own console. */
 class SinkLogger extends PowertoolsLogger {
   // Set after Powertools' constructor has run: anything it printed before went to stdout.
-  sink: LogSink = STDOUT_SINK;
+  sink?: LogSink;
 
   protected override printLog(_logLevel: number, log: LogItem): void {
     log.prepareForPrint();

@@ -25,7 +25,7 @@ function sourceFiles(): string[] {
 }
 
 /** Every circle of relative imports, each as the files around it. */
-export function importCycles(files: readonly string[], read: (file: string) => string): string[][] {
+function importCycles(files: readonly string[], read: (file: string) => string): string[][] {
   const known = new Set(files);
   const edges = new Map(
     files.map((file) => [

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { AppContext } from '../../context';
 import { InvocationMetrics } from '../../ports/metrics';
-import { logRequest } from '../response';
 import type { EndpointMiddleware, EndpointRequest } from './invocation';
 
 /** Lambda runs one invocation at a time per container; the local server does not. */
@@ -17,7 +16,8 @@ export function requestLog(app: Pick<AppContext, 'logging' | 'metrics'>, route: 
   let coldStart = true;
   const finish = async (request: EndpointRequest) => {
     const { log, startedAt, metrics } = request.context;
-    if (log && startedAt !== undefined) logRequest({ log, startedAt }, (request.response as APIGatewayProxyResult | undefined)?.statusCode ?? 500);
+    const status = (request.response as APIGatewayProxyResult | undefined)?.statusCode ?? 500;
+    if (log && startedAt !== undefined) log.info('request', { status, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 });
     const counts = metrics?.drain() ?? [];
     if (counts.length > 0) app.metrics.publish(counts);
   };
