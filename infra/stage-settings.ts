@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { parseConfig } from '../shared/config';
+import { DEFAULT_CODE_REQUESTS_PER_WINDOW, parseConfig } from '../shared/config';
 import type { Config } from '../shared/config';
 import type { BusinessAlarmThresholds } from './constructs/business-alarms';
 
@@ -137,7 +137,7 @@ function throttle(node: Node, prefix: string, fallback: Throttle): Throttle {
 
 /** WAF rate rules count over 5 minutes and accept limits from 10 up. */
 function wafLimit(node: Node): number {
-  const limit = positive(node, 'wafCodeRequestsPer5Minutes', 100);
+  const limit = positive(node, 'wafCodeRequestsPer5Minutes', DEFAULT_CODE_REQUESTS_PER_WINDOW);
   if (!Number.isInteger(limit) || limit < 10) throw new Error(`Context value wafCodeRequestsPer5Minutes must be a whole number of at least 10, not ${limit}`);
   return limit;
 }

@@ -70,6 +70,14 @@ export interface Config {
 export class ConfigError extends Error {}
 
 /**
+ * The per-client limit on the code endpoints (shared/routes.ts CODE_PATH_PREFIX), WAF's rate rule
+ * on AWS and the local server's here: requests per client address in a window of this length, and
+ * the limit when a stage or the environment sets none.
+ */
+export const CODE_RATE_WINDOW_SECONDS = 300;
+export const DEFAULT_CODE_REQUESTS_PER_WINDOW = 100;
+
+/**
  * An AWS SDK client's request handler with the per-attempt timeouts above: a stalled service fails
  * the attempt instead of holding the request, and after the SDK's retries the caller gets the
  * contract's 503. (throwOnRequestTimeout: without it this SDK only logs a warning when
@@ -197,7 +205,7 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
   SMS_MAX_PER_HOUR: positive(500),
   // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
-  LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(100),
+  LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(DEFAULT_CODE_REQUESTS_PER_WINDOW),
   LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),
   LOCAL_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_IDLE_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),

@@ -1,6 +1,7 @@
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { CODE_RATE_WINDOW_SECONDS } from '../../shared/config';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { CORS_EXPOSED_HEADERS, SECURITY_HEADERS, anyOrigin } from '../../shared/http/headers';
 import { versionedPaths } from '../../shared/routes';
@@ -15,10 +16,11 @@ export interface CodeRateLimitWafProps {
   corsOrigins: readonly string[];
 }
 
-/** The rate rule counts over this window, and an IP stays blocked until its count in it falls below the limit. */
-const WAF_WINDOW_SECONDS = 300;
-/** At most one window: by then the requests that tripped the limit have left it. */
-export const WAF_RETRY_AFTER_SECONDS = WAF_WINDOW_SECONDS;
+/**
+ * The rate rule counts over CODE_RATE_WINDOW_SECONDS, and an IP stays blocked until its count in it
+ * falls below the limit: at most one window, by then the requests that tripped the limit have left it.
+ */
+export const WAF_RETRY_AFTER_SECONDS = CODE_RATE_WINDOW_SECONDS;
 /** Set by the rate rule on the requests of an IP over the limit; the blocking rules read it. */
 export const RATE_EXCEEDED_LABEL = 'captioning:code-rate-exceeded';
 
@@ -87,7 +89,7 @@ export class CodeRateLimitWaf extends Construct {
           statement: {
             rateBasedStatement: {
               limit: props.requestsPer5MinutesPerIp,
-              evaluationWindowSec: WAF_WINDOW_SECONDS,
+              evaluationWindowSec: CODE_RATE_WINDOW_SECONDS,
               aggregateKeyType: 'IP',
               scopeDownStatement: {
                 regexMatchStatement: {

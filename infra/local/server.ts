@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import { CODE_RATE_WINDOW_SECONDS } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import { createContext } from '../../shared/context';
 import type { AppContext } from '../../shared/context';
@@ -171,7 +172,7 @@ class CodeRequestLimiter {
 
   constructor(
     private readonly limit: number,
-    private readonly windowMs = 5 * 60_000,
+    private readonly windowMs = CODE_RATE_WINDOW_SECONDS * 1000,
   ) {}
 
   /** Counts one request; undefined if it may go on, else the seconds until the window ends. */
