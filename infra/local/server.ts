@@ -11,10 +11,9 @@ import { createContext } from '../../shared/context';
 import type { AppContext } from '../../shared/context';
 import { database } from '../../shared/db/client';
 import { CORS_ALLOWED_HEADERS, SECURITY_HEADERS, corsHeaders } from '../../shared/http/headers';
-import { PayloadTooLargeError } from '../../shared/errors';
 import { errorResponse } from '../../shared/http/error-map';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import { MAX_BODY_BYTES } from '../../shared/http/request';
+import { MAX_BODY_BYTES, bodyTooLarge } from '../../shared/http/request';
 import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
 import { parseTarget } from '../../shared/identity/phone-targets';
 import type { LogSink } from '../../shared/logging/logger';
@@ -319,7 +318,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     const body = await readBody(request, MAX_BODY_BYTES);
     if (body === 'aborted') return;
     if (body === 'too-large') {
-      const refused = errorResponse(new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`), undefined);
+      const refused = errorResponse(bodyTooLarge(), undefined);
       return send(response, refused.status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...closing }, JSON.stringify(refused.body));
     }
 

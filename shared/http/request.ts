@@ -13,15 +13,18 @@ import { headerValue } from './headers';
  */
 export const MAX_BODY_BYTES = 1.5 * 1024 * 1024;
 
+/** The refusal of a body over MAX_BODY_BYTES, here and where the local server stops reading one. */
+export const bodyTooLarge = () => new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+
 export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   const raw = event.body ?? '';
   // Measured before decoding: base64 only makes a body longer, never shorter than its content.
   if (raw.length > (event.isBase64Encoded ? Math.ceil((MAX_BODY_BYTES * 4) / 3) : MAX_BODY_BYTES)) {
-    throw new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    throw bodyTooLarge();
   }
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    throw bodyTooLarge();
   }
   const mediaType = headerValue(event.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
