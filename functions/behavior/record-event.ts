@@ -10,5 +10,5 @@ export const handler = endpoint('POST /api/behavior/events', {
   response: 'successSchema',
   idempotency: idempotentIn('behavior-events'),
   docs: { summary: 'Record a behavior event' },
-  run: ({ body, caller, remember }, ctx) => succeededAfter('Event recorded.', remember, (alsoWrite) => recordEvent(ctx, caller, body, alsoWrite)),
+  run: ({ body, caller, remember }, ctx) => succeededAfter('Event recorded.', remember, (alongside) => recordEvent(ctx, caller, body, alongside)),
 });

@@ -17,6 +17,6 @@ export const handler = endpoint('POST /api/behavior/events/batch', {
   },
   run: ({ body, caller, remember }, ctx) => {
     const message = body.events.length === 1 ? '1 event recorded.' : `${body.events.length} events recorded.`;
-    return succeededAfter(message, remember, (alsoWrite) => recordEvents(ctx, caller, body, alsoWrite));
+    return succeededAfter(message, remember, (alongside) => recordEvents(ctx, caller, body, alongside));
   },
 });

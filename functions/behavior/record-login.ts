@@ -10,5 +10,5 @@ export const handler = endpoint('POST /api/behavior/login', {
   response: 'successSchema',
   idempotency: idempotentIn('behavior-login'),
   docs: { summary: 'Record a login event', description: 'The sign-in operations do not record one themselves.' },
-  run: ({ body, caller, remember }, ctx) => succeededAfter('Login recorded.', remember, (alsoWrite) => recordLogin(ctx, caller, body.location, alsoWrite)),
+  run: ({ body, caller, remember }, ctx) => succeededAfter('Login recorded.', remember, (alongside) => recordLogin(ctx, caller, body.location, alongside)),
 });

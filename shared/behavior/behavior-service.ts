@@ -4,7 +4,7 @@ import { insertEvents, listEvents, readStats } from '../db/events-repository';
 import type { BehaviorEvent } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
-import type { Remember } from '../db/transactions';
+import type { GuardedWrite } from '../db/transactions';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 // The event types from their own module: the request schemas are built at import, and the
@@ -17,40 +17,40 @@ type EventInput = { eventType: EventType; eventValue: string | null; location: s
 
 /**
  * Writes events in one transaction, stamped with the time they arrive and ordered as given: ids
- * are handed out in that order and an event's position is its time, then its id. `alsoWrite` adds
- * writes to the transaction (the handler stores its response for Idempotency-Key replays there);
- * the service answers no HTTP envelope of its own.
+ * are handed out in that order and an event's position is its time, then its id. `alongside` joins
+ * the transaction (the handler stores its response for Idempotency-Key replays there); the service
+ * answers no HTTP envelope of its own.
  */
-async function record(ctx: ServiceContext, account: AccountRef, inputs: readonly EventInput[], alsoWrite: Remember<void>): Promise<void> {
+async function record(ctx: ServiceContext, account: AccountRef, inputs: readonly EventInput[], alongside: GuardedWrite[]): Promise<void> {
   const now = ctx.clock.now();
   const events = [];
   for (const input of inputs) {
     events.push({ eventId: await allocateId(ctx.db, 'event'), ...input, createdAt: isoSeconds(now), createdAtMs: now.toISOString() });
   }
-  await insertEvents(ctx.db, account, events, alsoWrite());
+  await insertEvents(ctx.db, account, events, alongside);
   for (let index = 0; index < events.length; index++) ctx.metrics.count('EventsRecorded');
 }
 
 /** A login event (seed 4.12); the sign-in endpoints do not record one themselves. */
-export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, alsoWrite: Remember<void> = () => []) {
-  return record(ctx, account, [{ eventType: LOGIN_EVENT_TYPE, eventValue: null, location }], alsoWrite);
+export function recordLogin(ctx: ServiceContext, account: AccountRef, location: string, alongside: GuardedWrite[] = []) {
+  return record(ctx, account, [{ eventType: LOGIN_EVENT_TYPE, eventValue: null, location }], alongside);
 }
 
 /** A general event (seed 4.14), its value already checked against its type's rule. */
-export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, alsoWrite: Remember<void> = () => []) {
-  return record(ctx, account, [{ eventType: input.eventType, eventValue: input.eventValue, location: null }], alsoWrite);
+export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, alongside: GuardedWrite[] = []) {
+  return record(ctx, account, [{ eventType: input.eventType, eventValue: input.eventValue, location: null }], alongside);
 }
 
 /**
  * General events sent together (the app queues them and sends them when it opens): one request
  * and one transaction instead of one of each per event; all are recorded or none.
  */
-export function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, alsoWrite: Remember<void> = () => []) {
+export function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, alongside: GuardedWrite[] = []) {
   return record(
     ctx,
     account,
     input.events.map((event) => ({ eventType: event.eventType, eventValue: event.eventValue, location: null })),
-    alsoWrite,
+    alongside,
   );
 }
 

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Config } from '../config';
-import type { Remember } from '../db/transactions';
+import type { GuardedWrite, Remember } from '../db/transactions';
 import type { Logger } from '../logging/logger';
 import { errorResponse } from './error-map';
 import { SECURITY_HEADERS, corsHeaders, headerValue } from './headers';
@@ -17,16 +17,16 @@ export class Reply<T = unknown> {
 export const succeeded = (message: string) => ({ code: 0 as const, message });
 
 /**
- * Answers `succeeded(message)` once `write` has committed. `write` adds `alsoWrite()` to its
+ * Answers `succeeded(message)` once `write` has committed. `write` adds `alongside` to its
  * transaction: the writes that store this very answer for Idempotency-Key replays.
  */
 export async function succeededAfter(
   message: string,
   remember: Remember<ReturnType<typeof succeeded>>,
-  write: (alsoWrite: Remember<void>) => Promise<void>,
+  write: (alongside: GuardedWrite[]) => Promise<void>,
 ): Promise<ReturnType<typeof succeeded>> {
   const response = succeeded(message);
-  await write(() => remember(response));
+  await write(remember(response));
   return response;
 }
 
