@@ -67,7 +67,7 @@ export interface EndpointDocs {
   summary: string;
   description?: string;
   /**
-   * The domain errors (their `error` names, shared/http/error-map.ts) this operation answers
+   * The domain errors (their `error` names, declared with each class in shared/errors.ts) this operation answers
    * beyond those the generator adds from the route and schemas: validation, 401, 413, 422, 503.
    */
   errors?: readonly string[];
