@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager';
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
+import { isAwsUnavailable } from '../aws-unavailable';
 import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
 import { rootSecretId, secretStringOf } from '../ports/secrets';
@@ -9,17 +9,6 @@ import { ServiceUnavailableError } from '../errors';
 
 /** Attempts per read, the first included (the SDK's standard retry mode backs off between them). */
 const SECRETS_MAX_ATTEMPTS = 3;
-
-/**
- * True for a failure worth "try again later": throttling, a 5xx, a timeout or a lost connection,
- * by the SDK's own classification (the one its retries use). Anything else (access denied, no
- * such secret) is a deployment fault.
- */
-function isSecretStoreUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const failure = error as Parameters<typeof isTransientError>[0];
-  return isThrottlingError(failure) || isTransientError(failure) || isServerError(failure);
-}
 
 /**
  * The root secret from Secrets Manager (GetSecretValue, through the SDK's client); the stack
@@ -48,7 +37,7 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
       } catch (error) {
         // Unreachable, timed out, throttled or 5xx after the retries: the contract's 503, "try
         // again". Anything else is a deployment fault: a bare 500.
-        if (isSecretStoreUnavailable(error)) throw ServiceUnavailableError.busy(error);
+        if (isAwsUnavailable(error)) throw ServiceUnavailableError.busy(error);
         throw error;
       }
       return secretStringOf(result);

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
+import { isAwsUnavailable } from '../aws-unavailable';
 import { ServiceUnavailableError } from '../errors';
 import { LOCAL_DYNAMODB_CREDENTIALS } from './table';
 
@@ -12,23 +13,6 @@ export interface Database {
 
 /** Attempts per request, the first included; the SDK backs off with full jitter between them. */
 export const DYNAMODB_MAX_ATTEMPTS = 4;
-
-const UNAVAILABLE = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TimeoutError',
-]);
-
-/** True for failures worth a "try again later": throttling, DynamoDB 5xx, timeouts, lost connections. */
-export function isUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  const code = (error as { code?: string }).code;
-  return UNAVAILABLE.has(error.name) || (status !== undefined && status >= 500) || code === 'ECONNREFUSED' || code === 'ECONNRESET';
-}
 
 /**
  * A new document client: the context (shared/context.ts) creates one per container, the local
@@ -42,7 +26,7 @@ export function database(cfg: Config): Database {
     retryMode: 'standard',
     // Without these a stalled DynamoDB holds the request until the Lambda timeout (a bare gateway
     // 5xx) or, locally, until it resumes. A timed-out attempt is a TimeoutError, which the SDK
-    // retries and isUnavailable() answers as 503.
+    // retries and, once they are spent, answers as 503 (isAwsUnavailable).
     requestHandler: timedRequestHandler(cfg.DYNAMODB_CONNECT_TIMEOUT_MS, cfg.DYNAMODB_REQUEST_TIMEOUT_MS),
     ...(cfg.DYNAMODB_ENDPOINT
       ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: LOCAL_DYNAMODB_CREDENTIALS }
@@ -55,7 +39,7 @@ export function database(cfg: Config): Database {
       try {
         return await next(args);
       } catch (error) {
-        if (isUnavailable(error)) throw ServiceUnavailableError.busy(error);
+        if (isAwsUnavailable(error)) throw ServiceUnavailableError.busy(error);
         throw error;
       }
     },
