@@ -145,7 +145,7 @@ describe('code requests per client address', () => {
   });
 });
 
-// Last: a second server in this process takes over the settings and ports the handlers read.
+// A server of its own, with its own context: its cap touches no other test's server.
 describe('connections', () => {
   it('accepts no more than LOCAL_MAX_CONNECTIONS at once', async () => {
     const capped = await startLocalApi({ LOCAL_MAX_CONNECTIONS: '2' });

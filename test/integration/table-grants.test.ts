@@ -7,6 +7,7 @@ import { findUserById } from '../../shared/db/users-repository';
 import { authorizer, jobs, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition, TableAccess } from '../../shared/routes';
 import { issueToken } from '../../shared/identity/tokens';
+import { isoSeconds } from '../../shared/ports/clock';
 import { deriveKeys } from '../../shared/ports/secrets';
 import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi, RequestOptions } from '../support/local-api';
@@ -209,10 +210,10 @@ beforeAll(async () => {
     // Every earlier token ended with it: the records below are saved with the new one.
     auth.token = replaced.body.token as string;
     const record = { recordTitle: 'Offline', text: 'Recorded last night.', language: 'en-US', durationSeconds: 60 };
-    const startedAt = new Date(api.clock.now().getTime() - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const startedAt = isoSeconds(new Date(api.clock.now().getTime() - 3_600_000));
     const created = await call(api, 'POST', '/api/transcriptions', { ...auth, body: { ...record, startedAt } });
     expect(created.status).toBe(200);
-    const moved = new Date(api.clock.now().getTime() - 2 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const moved = isoSeconds(new Date(api.clock.now().getTime() - 2 * 86_400_000));
     expect((await call(api, 'PATCH', `/api/transcriptions/${created.body.transcriptionRecordId}`, { ...auth, body: { startedAt: moved } })).status).toBe(200);
   });
 
