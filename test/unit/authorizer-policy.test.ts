@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config';
-import { createContext } from '../../shared/context';
 import { authorize } from '../../shared/identity/authorize';
 import { issueToken } from '../../shared/identity/tokens';
 import { epochSeconds } from '../../shared/ports/clock';
 import { deriveKeys } from '../../shared/ports/secrets';
 import { routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
+import { testContext } from '../support/unit-context';
 
 const config = parseConfig({ TABLE_NAME: 't', LOG_LEVEL: 'silent' });
 const keys = deriveKeys('a-root-secret-of-at-least-32-characters');
@@ -94,7 +94,7 @@ describe('a handler behind a cached Allow', () => {
   let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }>;
 
   beforeAll(async () => {
-    const app = createContext({ config: parseConfig({ TABLE_NAME: 't', LOG_LEVEL: 'silent' }) });
+    const app = testContext();
     handler = (await import('../../functions/auth/logout')).handler.withContext(app);
   });
 

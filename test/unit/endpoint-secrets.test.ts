@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../shared/config';
-import { createContext } from '../../shared/context';
 import { endpoint } from '../../shared/http/endpoint';
 import type { SecretSource } from '../../shared/ports/secrets';
+import { testContext } from '../support/unit-context';
 
 /**
  * A context reads the root secret through its adapter once, however many requests and `keys()`
@@ -23,7 +22,7 @@ describe('the root secret of a context', () => {
         },
       };
     };
-    const app = createContext({ config: parseConfig({ TABLE_NAME: 'accounts', LOG_LEVEL: 'silent' }), secrets: countingSecrets });
+    const app = testContext({ secrets: countingSecrets });
     const handler = endpoint('POST /api/auth/login', {
       docs: { summary: 'test' },
       run: async (_input, ctx) => {

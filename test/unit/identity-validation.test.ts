@@ -1,12 +1,11 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parseConfig } from '../../shared/config';
-import { createContext } from '../../shared/context';
 import type { ProxyHandler } from '../../shared/http/endpoint';
 import { logInWithPassword, register, resetPassword, signInWithCode } from '../../shared/identity/account-service';
 import { parsePhone, targetSchema } from '../../shared/identity/phone-targets';
 import { emailSchema } from '../../shared/identity/targets';
 import { sendCode } from '../../shared/identity/verification-service';
+import { testContext } from '../support/unit-context';
 
 /**
  * The request schemas of the identity handlers, exercised through the real handler modules (the
@@ -24,7 +23,7 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ stat
 let handlers: Record<'send' | 'verify' | 'login' | 'register' | 'reset', Handler>;
 
 beforeAll(async () => {
-  const app = createContext({ config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }) });
+  const app = testContext();
   const load = async (path: string) => ((await import(path)) as { handler: ProxyHandler }).handler.withContext(app) as Handler;
   handlers = {
     send: await load('../../functions/verify-code/send'),

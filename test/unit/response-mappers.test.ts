@@ -1,7 +1,5 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { parseConfig } from '../../shared/config';
-import { createContext } from '../../shared/context';
 import { database } from '../../shared/db/client';
 import { publicRecord } from '../../shared/db/transcriptions-repository';
 import type { StoredRecord } from '../../shared/db/transcriptions-repository';
@@ -9,6 +7,7 @@ import type { ProxyHandler } from '../../shared/http/endpoint';
 import { publicUser } from '../../shared/identity/account-service';
 import { routeId, routes } from '../../shared/routes';
 import type * as UsersRepository from '../../shared/db/users-repository';
+import { testContext } from '../support/unit-context';
 
 /**
  * Answers are built by typed mappers from stored items (shared/http/endpoint.ts `response`):
@@ -39,7 +38,7 @@ vi.mock('../../shared/db/users-repository', async (original) => ({
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; headers?: Record<string, unknown>; body: string }>;
 // The repository is mocked: the client is built but never sent a request.
-const app = createContext({ config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }), database });
+const app = testContext({ database });
 const load = async (path: string) => ((await import(path)) as { handler: ProxyHandler }).handler.withContext(app) as unknown as Handler;
 
 async function call(handler: Handler, method: string) {

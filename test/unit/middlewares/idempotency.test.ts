@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Invocation } from '../../../shared/http/middlewares/invocation';
 import { idempotentIn } from '../../../shared/http/middlewares/idempotency';
-import { answer, proxyEvent, testContext } from './pipeline';
+import { testContext } from '../../support/unit-context';
+import { answer, proxyEvent } from './pipeline';
 
 /**
  * What needs no table. Replays, the 422 for a reused key and concurrent repeats run against

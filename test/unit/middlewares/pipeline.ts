@@ -1,15 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { parseConfig } from '../../../shared/config';
-import { createContext } from '../../../shared/context';
-import type { ContextDeps } from '../../../shared/context';
 import { errorMapping } from '../../../shared/http/middlewares/error-mapping';
 import type { EndpointMiddleware, Invocation } from '../../../shared/http/middlewares/invocation';
 import { response } from '../../../shared/http/middlewares/response';
-
-/** A context of the test's own: silent logs, no AWS port unless a test gives one. */
-export const testContext = (deps: Partial<ContextDeps> = {}) =>
-  createContext({ config: parseConfig({ TABLE_NAME: 'unit-tests', LOG_LEVEL: 'silent' }), ...deps });
+import { testContext } from '../../support/unit-context';
 
 export function proxyEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
   return {

@@ -5,7 +5,8 @@ import { errorMapping } from '../../../shared/http/middlewares/error-mapping';
 import type { Invocation } from '../../../shared/http/middlewares/invocation';
 import { response } from '../../../shared/http/middlewares/response';
 import { Reply } from '../../../shared/http/response';
-import { proxyEvent, testContext } from './pipeline';
+import { testContext } from '../../support/unit-context';
+import { proxyEvent } from './pipeline';
 
 const app = testContext();
 const call = async (result: unknown, origin?: string) => {
