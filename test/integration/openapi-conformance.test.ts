@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_DOCUMENT, requestDocumentPath } from '../../infra/tools/openapi';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
 import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
+import { documentAjv, pointerSegment } from '../support/openapi-ajv';
 
 /**
  * Real requests at the local server, every answer (status, body and documented headers) checked
@@ -17,8 +16,7 @@ import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api
  */
 let api: LocalApi;
 let document: OpenApiDocument;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+let ajv: ReturnType<typeof documentAjv>;
 
 /** `GET /devices` -> the statuses seen. */
 const seen = new Map<string, Set<string>>();
@@ -30,15 +28,13 @@ interface Located {
   pointer: string;
 }
 
-const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-
 function locate(method: string, requestPath: string): Located {
   const path = requestDocumentPath(requestPath.split('?')[0]!);
   for (const [template, item] of Object.entries(document.paths)) {
     const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
     const operation = (item as Record<string, any>)[method.toLowerCase()];
     if (pattern.test(path) && operation) {
-      return { operationId: operation.operationId, key: `${method} ${template}`, operation, pointer: `#/paths/${escape(template)}/${method.toLowerCase()}` };
+      return { operationId: operation.operationId, key: `${method} ${template}`, operation, pointer: `#/paths/${pointerSegment(template)}/${method.toLowerCase()}` };
     }
   }
   throw new Error(`${method} ${requestPath} is no operation of the document`);
@@ -104,7 +100,7 @@ beforeAll(async () => {
   api = await startLocalApi();
   const served = await api.request('GET', '/api/openapi.json');
   document = served.body;
-  ajv.addSchema(document, 'openapi.json');
+  ajv = documentAjv(document);
   alice = await signInWithCode(uniqueEmail('conformance'));
   bob = await signInWithCode(uniquePhone());
 });

@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GENERATED_DOCUMENT, requestDocumentPath } from '../../infra/tools/openapi';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
@@ -11,6 +9,7 @@ import type { DriverContext } from '../bench/cost-drivers';
 import { TYPICAL_ACCOUNT, seedAccount } from '../bench/fixtures';
 import { startBench } from '../bench/harness';
 import type { Bench } from '../bench/harness';
+import { atPointer, documentAjv, pointerSegment } from '../support/openapi-ajv';
 
 /**
  * The response contract: handlers answer what their typed mappers build from stored items, and
@@ -25,17 +24,13 @@ type Schema = Record<string, any>;
 let bench: Bench;
 let context: DriverContext;
 const document = JSON.parse(readFileSync(GENERATED_DOCUMENT, 'utf8')) as OpenApiDocument;
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema(document, 'openapi.json');
-
-const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
-const resolve = (schema: Schema): Schema => (schema.$ref ? resolve((schema.$ref as string).slice(2).split('/').reduce((node: any, name) => node[name], document)) : schema);
+const ajv = documentAjv(document);
+const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(atPointer(document, schema.$ref as string)) : schema);
 
 /** The document's pointer to the 200 body schema of a route. */
 function successPointer(id: string): string {
   const [method, path] = id.split(' ') as [string, string];
-  return `#/paths/${escape(requestDocumentPath(path))}/${method.toLowerCase()}/responses/200/content/application~1json/schema`;
+  return `#/paths/${pointerSegment(requestDocumentPath(path))}/${method.toLowerCase()}/responses/200/content/application~1json/schema`;
 }
 
 /**
@@ -85,7 +80,7 @@ describe('the check itself', () => {
   });
 
   it('looks into lists', () => {
-    const list = JSON.parse(readFileSync(GENERATED_DOCUMENT, 'utf8')).paths['/devices'].get.responses['200'].content['application/json'].schema;
+    const list = atPointer(document, '#/paths/~1devices/get/responses/200/content/application~1json/schema');
     const device = { sn: 'CAP2-1', userId: 7, mac: '00:1A:2B:3C:4D:5E', productModel: 'Caption Glasses 2', createdAt: '2026-01-29T10:30:00Z' };
     expect(unlisted(list, [device, { ...device, createdAtMs: '2026-01-29T10:30:00.123Z' }])).toEqual(['body.1.createdAtMs: not in the schema']);
   });
@@ -102,7 +97,7 @@ describe.each(routes.map(routeId))('%s', (id) => {
     const validate = ajv.getSchema(`openapi.json${successPointer(id)}`)!;
     expect(validate, `no 200 body schema for ${id}`).toBeDefined();
     expect(validate(body), ajv.errorsText(validate.errors)).toBe(true);
-    const schema = successPointer(id).slice(2).split('/').map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~')).reduce((node: any, name) => node[name], document);
+    const schema = atPointer(document, successPointer(id));
     expect(unlisted(schema, body)).toEqual([]);
     // A list answers a page of the typical account, not an empty array that would prove nothing.
     if (Array.isArray(body)) expect(body.length).toBeGreaterThan(0);
