@@ -23,12 +23,21 @@ export function shardCaps(limit: number): number[] {
 export const utcHour = (now: Date): string => now.toISOString().slice(0, 13);
 
 /**
+ * The hours this container found spent, per table and limit. A shard's count only rises within
+ * its hour, so once every shard has refused, every later send of that hour would make the same
+ * failing (and billed) conditional writes, one per shard; it is refused at once instead.
+ */
+const spentHours = new Set<string>();
+
+/**
  * Takes one SMS from this hour's budget; false when the budget is spent. Each shard item expires
  * (TTL) a day after its hour.
  */
 export async function takeSmsFromBudget(db: Database, now: Date, limit: number, random: () => number = Math.random): Promise<boolean> {
   const caps = shardCaps(limit);
   const hour = utcHour(now);
+  const spent = `${db.tableName}#${hour}#${limit}`;
+  if (spentHours.has(spent)) return false;
   const expiresAt = Math.floor(now.getTime() / 1000) + 25 * 3600;
   const first = Math.floor(random() * caps.length);
   for (let step = 0; step < caps.length; step++) {
@@ -49,5 +58,7 @@ export async function takeSmsFromBudget(db: Database, now: Date, limit: number, 
       if (!isConditionFailure(error)) throw error;
     }
   }
+  for (const earlier of spentHours) if (!earlier.includes(`#${hour}#`)) spentHours.delete(earlier);
+  spentHours.add(spent);
   return false;
 }

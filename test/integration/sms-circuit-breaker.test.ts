@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/db/keys';
-import { SMS_BUDGET_SHARDS, shardCaps, utcHour } from '../../shared/db/sms-budget-repository';
+import type { Database } from '../../shared/db/client';
+import { SMS_BUDGET_SHARDS, shardCaps, takeSmsFromBudget, utcHour } from '../../shared/db/sms-budget-repository';
 import { startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
@@ -71,5 +72,22 @@ describe('SMS circuit breaker', () => {
     api.clock.advance(3600);
     expect((await sms(target)).status).toBe(200);
     expect(api.outbox.list(target)).toHaveLength(1);
+  });
+
+  it('refuses a spent hour without another write, once this container has found it spent', async () => {
+    let requests = 0;
+    const counted = { tableName: api.db.tableName, client: { send: (command: never) => (requests++, api.db.client.send(command)) } } as unknown as Database;
+    // An hour of its own, long past, so that no other test's sends share its shard items.
+    const now = new Date(Date.UTC(2001, 0, 1) + Math.floor(Math.random() * 100_000) * 3_600_000);
+    const limit = 3;
+    for (let sent = 0; sent < limit; sent++) expect(await takeSmsFromBudget(counted, now, limit)).toBe(true);
+    requests = 0;
+    expect(await takeSmsFromBudget(counted, now, limit)).toBe(false);
+    expect(requests).toBe(shardCaps(limit).length);
+    requests = 0;
+    expect(await takeSmsFromBudget(counted, now, limit)).toBe(false);
+    expect(requests).toBe(0);
+    // The next hour has a budget again.
+    expect(await takeSmsFromBudget(counted, new Date(now.getTime() + 3_600_000), limit)).toBe(true);
   });
 });
