@@ -13,10 +13,9 @@ import { routeAdapters } from '../adapters/route-adapters';
 import type { ServiceContext } from '../service-context';
 import type { Remember } from '../db/transactions';
 import { caller } from './middlewares/caller';
-import type { Caller } from './middlewares/caller';
 import { errorMapping } from './middlewares/error-mapping';
 import type { Idempotency } from './middlewares/idempotency';
-import type { Invocation } from './middlewares/invocation';
+import type { Caller, Invocation } from './middlewares/invocation';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
 import { response } from './middlewares/response';
@@ -38,7 +37,7 @@ export type { Caller };
 
 type Output<S> = S extends z.$ZodType ? z.output<S> : undefined;
 
-export interface EndpointInput<B, Q, P> {
+interface EndpointInput<B, Q, P> {
   body: Output<B>;
   query: Output<Q>;
   params: Output<P>;

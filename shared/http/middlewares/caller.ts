@@ -6,7 +6,6 @@ import { epochSeconds } from '../../ports/clock';
 import type { Clock } from '../../ports/clock';
 import type { Caller, EndpointMiddleware } from './invocation';
 
-export type { Caller };
 
 
 /** Reads the caller the authorizer put into the request context (values arrive as strings). */
