@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -13,6 +11,7 @@ import { keys } from '../../shared/db/keys';
 import { utcDate } from '../../shared/ports/clock';
 import { signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
+import { awsJsonStandIn } from '../support/aws-json-stand-in';
 
 let api: LocalApi;
 beforeAll(async () => {
@@ -185,27 +184,13 @@ describe('Secrets Manager', () => {
 
   /** A stand-in for the regional endpoint: unavailable (503) until `recover()`, then the secret. */
   async function fakeSecretsManager() {
-    let available = false;
-    const calls: { target?: string; secretId?: string; authorization?: string }[] = [];
-    const server = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        calls.push({
-          target: request.headers['x-amz-target'] as string | undefined,
-          secretId: (JSON.parse(body) as { SecretId?: string }).SecretId,
-          authorization: request.headers.authorization,
-        });
-        response.writeHead(available ? 200 : 503, { 'content-type': 'application/x-amz-json-1.1' });
-        response.end(JSON.stringify(available ? { ARN: SECRET_ARN, SecretString: api.rootSecret } : { __type: 'ServiceUnavailableException', message: 'secretsmanager is down' }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const standIn = await awsJsonStandIn({ status: 503, body: { __type: 'ServiceUnavailableException', message: 'secretsmanager is down' } });
     return {
-      endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      calls,
-      recover: () => (available = true),
-      close: () => server.close(),
+      ...standIn,
+      get calls() {
+        return standIn.received.map(({ headers, body }) => ({ target: headers['x-amz-target'], secretId: body.SecretId, authorization: headers.authorization }));
+      },
+      recover: () => standIn.answerWith({ status: 200, body: { ARN: SECRET_ARN, SecretString: api.rootSecret } }),
     };
   }
 
@@ -233,14 +218,14 @@ describe('Secrets Manager', () => {
         expect(call.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/secretsmanager\/aws4_request, /);
       }
     } finally {
-      secrets.close();
+      await secrets.close();
       await reading.close();
     }
   });
 
   it('answers 503 when the endpoint cannot be reached at all, and a bare 500 when the secret is refused', async () => {
     const secrets = await fakeSecretsManager();
-    secrets.close();
+    await secrets.close();
     const unreachable = await api.withPorts({
       secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint: secrets.endpoint, credentials: CREDENTIALS }),
     });
@@ -251,21 +236,16 @@ describe('Secrets Manager', () => {
     expect(JSON.stringify(failed.body)).not.toMatch(/secretsmanager|ECONNREFUSED|fetch|arn:/);
 
     // A deployment fault (no permission, no such secret) is not "try again": a bare 500.
-    const denied = createServer((request, response) => {
-      request.resume();
-      response.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ __type: 'AccessDeniedException', message: 'not allowed' }));
-    });
-    await new Promise<void>((resolve) => denied.listen(0, '127.0.0.1', resolve));
+    const denied = await awsJsonStandIn({ status: 400, body: { __type: 'AccessDeniedException', message: 'not allowed' } });
     try {
-      const endpoint = `http://127.0.0.1:${(denied.address() as AddressInfo).port}`;
+      const { endpoint } = denied;
       const refusing = await api.withPorts({ secrets: secretsManagerSource({ ...api.config, JWT_SECRET_ARN: SECRET_ARN }, { endpoint, credentials: CREDENTIALS }) });
       const refused = await send(uniqueEmail(), refusing);
       await refusing.close();
       expect(refused.status).toBe(500);
       expect(JSON.stringify(refused.body)).not.toMatch(/AccessDenied|arn:/);
     } finally {
-      denied.close();
+      await denied.close();
     }
   });
 });

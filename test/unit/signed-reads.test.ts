@@ -1,15 +1,14 @@
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signedSecretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
 import { parseConfig } from '../../shared/config';
 import { ServiceUnavailableError } from '../../shared/errors';
+import { awsJsonStandIn } from '../support/aws-json-stand-in';
+import type { AwsJsonAnswer, AwsJsonRequest } from '../support/aws-json-stand-in';
 
 /**
- * The reads signed with the SDK's signer (the authorizer's, and code send's secret), against a
- * stand-in endpoint on this machine: what goes over the wire, and what each failure becomes.
- * (Against DynamoDB Local, the authorizer's read runs in every integration test with a token.)
+ * The authorizer's reads, signed with the SDK's signer, against a stand-in endpoint on this
+ * machine: what goes over the wire, and what each failure becomes. (Against DynamoDB Local, the
+ * authorizer's read runs in every integration test with a token.)
  */
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:root-AbCdEf';
 const ROOT_SECRET = 'a root secret of at least thirty-two characters';
@@ -19,33 +18,18 @@ const cfg = parseConfig({ TABLE_NAME: 'accounts', AWS_REGION: 'eu-west-1', JWT_S
 const TIMEOUT_MS = 100;
 const impatient = { ...cfg, AWS_CONNECT_TIMEOUT_MS: TIMEOUT_MS, AWS_REQUEST_TIMEOUT_MS: TIMEOUT_MS };
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
-
-let server: Server | undefined;
+type StandIn = Awaited<ReturnType<typeof awsJsonStandIn>>;
+let standIns: StandIn[] = [];
 afterEach(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
+  await Promise.all(standIns.map((standIn) => standIn.close()));
+  standIns = [];
 });
 
-/** Answers every request with `answer` (or never, for `'stall'`) and records what it received. */
-async function standIn(answer: { status: number; body: unknown } | 'stall') {
-  const received: Received[] = [];
-  server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: JSON.parse(body) as Record<string, unknown> });
-      if (answer === 'stall') return;
-      response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+/** A stand-in endpoint closed after each test (test/support/aws-json-stand-in.ts). */
+async function standIn(answer: AwsJsonAnswer | 'stall'): Promise<StandIn> {
+  const started = await awsJsonStandIn(answer);
+  standIns.push(started);
+  return started;
 }
 
 describe('the secret read signed with the SDK signer', () => {
@@ -54,7 +38,7 @@ describe('the secret read signed with the SDK signer', () => {
     const source = signedSecretsManagerSource(cfg, { endpoint, credentials: { ...CREDENTIALS, sessionToken: 'FwoGZXIvYXdzEBY//session+token=' } });
     await expect(source.rootSecret()).resolves.toBe(ROOT_SECRET);
     expect(received).toHaveLength(1);
-    const [{ headers, body }] = received as [Received];
+    const [{ headers, body }] = received as [AwsJsonRequest];
     expect(body).toEqual({ SecretId: SECRET_ARN });
     expect(headers['x-amz-target']).toBe('secretsmanager.GetSecretValue');
     expect(headers['content-type']).toBe('application/x-amz-json-1.1');
@@ -91,8 +75,8 @@ describe('the secret read signed with the SDK signer', () => {
   });
 
   it('answers "try again" (503) when the endpoint cannot be reached', async () => {
-    const { endpoint } = await standIn({ status: 200, body: {} });
-    server!.close();
+    const { endpoint, close } = await standIn({ status: 200, body: {} });
+    await close();
     await expect(signedSecretsManagerSource(cfg, { endpoint, credentials: CREDENTIALS }).rootSecret()).rejects.toBeInstanceOf(ServiceUnavailableError);
   });
 
@@ -114,7 +98,7 @@ describe("the authorizer's token standing read", () => {
     const { endpoint, received } = await standIn({ status: 200, body: { Item: { tokenVersion: { N: '3' }, 'session#s1': { N: '1' } } } });
     const standing = tokenStandingLookup(local(endpoint));
     await expect(standing({ userId: 7, tokenVersion: 3, sessionId: 's1' })).resolves.toBe(true);
-    const [{ headers, body }] = received as [Received];
+    const [{ headers, body }] = received as [AwsJsonRequest];
     expect(headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
     expect(headers.authorization).toMatch(/\/eu-west-1\/dynamodb\/aws4_request, /);
     expect(body).toMatchObject({ TableName: 'accounts', ConsistentRead: true, ProjectionExpression: 'tokenVersion, #session' });
@@ -124,7 +108,7 @@ describe("the authorizer's token standing read", () => {
   it('fails, rather than answering, when DynamoDB does not answer in time or answers an error', async () => {
     const stalled = await standIn('stall');
     await expect(tokenStandingLookup(local(stalled.endpoint, TIMEOUT_MS))({ userId: 7, tokenVersion: 3 })).rejects.toThrow();
-    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    await stalled.close();
     const failing = await standIn({ status: 500, body: { __type: 'InternalServerError' } });
     await expect(tokenStandingLookup(local(failing.endpoint))({ userId: 7, tokenVersion: 3 })).rejects.toThrow();
   });
