@@ -6,10 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
-/** The README's curl walkthrough, run as written (bash, curl, node) against a local server. */
-const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-const section = readme.split(/^## Walkthrough with curl$/m)[1]?.split(/^## /m)[0] ?? '';
-const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+/**
+ * The curl sessions of the documents, run as written (bash, curl, node) against a local server:
+ * the README's first session and the whole walkthrough of docs/api.md.
+ */
+const shellBlockUnder = (file: string, heading: string): string | undefined => {
+  const text = readFileSync(join(import.meta.dirname, '..', '..', file), 'utf8');
+  const section = text.split(new RegExp(`^## ${heading}$`, 'm'))[1]?.split(/^## /m)[0] ?? '';
+  return /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+};
+const script = shellBlockUnder('docs/api.md', 'Walkthrough with curl');
+const firstSession = shellBlockUnder('README.md', 'A first session with curl');
 
 const missingTool = ['bash', 'curl'].find((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missingTool) console.error(`[readme-walkthrough] skipped: ${missingTool} is not installed`);
@@ -20,16 +27,34 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-describe('the README walkthrough', () => {
+const runAgainstLocalServer = async (block: string) => {
+  // Asynchronously: the server answering the script runs in this process.
+  const run = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block], { env: { ...process.env, BASE: api.url }, encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  return run.stdout;
+};
+
+describe('the README first session', () => {
+  it('is there, and short', () => {
+    expect(firstSession).toContain('curl');
+    expect(firstSession!.trim().split('\n').length).toBeLessThanOrEqual(15);
+  });
+
+  it.skipIf(missingTool)('runs against a local server: code from the outbox, sign-in, a record, usage', async () => {
+    const answers = await runAgainstLocalServer(firstSession!);
+    expect(answers).toContain('{"code":0,"message":"Verification code sent."}');
+    expect(answers).toMatch(/"textLength":6,/);
+    expect(answers).toMatch(/"totalUsage":60,"dailyUsage":\[\{"date":"\d{4}-\d{2}-\d{2}","usage":60\}\]/);
+  });
+});
+
+describe('the walkthrough of docs/api.md', () => {
   it('is there', () => {
     expect(script).toContain('curl');
   });
 
   it.skipIf(missingTool)('runs against a local server: code, sign-in, refresh, device, record, usage, stats, sessions', async () => {
-    // Asynchronously: the server answering the script runs in this process.
-    const run = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script!], { env: { ...process.env, BASE: api.url }, encoding: 'utf8' });
-    expect(run.stderr).toBe('');
-    const answers = run.stdout;
+    const answers = await runAgainstLocalServer(script!);
     expect(answers).toContain('{"code":0,"message":"Verification code sent."}');
     expect(answers).toMatch(/"mac":"3C:71:BF:4A:92:1E"/);
     expect(answers).toMatch(/"textLength":23,/);

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../project-root';
+import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
+import type { JobDefinition, RouteDefinition } from '../../shared/routes';
+
+/**
+ * The figures of the documents that the code determines, rendered as the generated sections hold
+ * them. `npm run docs:generate` writes them; test/unit/docs-generated.test.ts compares them.
+ */
+export const OPENAPI_DOCUMENT_FILE = 'shared/http/openapi-document.generated.json';
+
+interface OpenApiOperation {
+  summary?: string;
+  parameters?: { $ref?: string; name?: string }[];
+}
+type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
+
+const readOpenApi = (): OpenApiDocument => JSON.parse(readFileSync(join(PROJECT_ROOT, OPENAPI_DOCUMENT_FILE), 'utf8')) as OpenApiDocument;
+
+/** The document's operation of a route (its paths are relative to `/api`), if the document has it yet. */
+function operationOf(document: OpenApiDocument, route: RouteDefinition): OpenApiOperation | undefined {
+  return document.paths[route.path.replace(/^\/api/, '')]?.[route.method.toLowerCase()];
+}
+
+const takesIdempotencyKey = (operation: OpenApiOperation | undefined) =>
+  (operation?.parameters ?? []).some((parameter) => parameter.name === 'Idempotency-Key' || /IdempotencyKey$/.test(parameter.$ref ?? ''));
+
+/** docs/api.md: every operation of the route table, with its summary from the OpenAPI document. */
+export function routesSection(document: OpenApiDocument = readOpenApi()): string {
+  const rows = routes.map((route: RouteDefinition) => {
+    const operation = operationOf(document, route);
+    const notes = [route.throttle === 'strict' ? 'strict' : '', takesIdempotencyKey(operation) ? '`Idempotency-Key`' : ''].filter(Boolean).join(', ');
+    return `| ${route.method} | \`${route.path}\` | ${route.auth === 'bearer' ? '🔒' : ''} | ${operation?.summary ?? '(not in the OpenAPI document yet: npm run generate:openapi)'} | ${notes} |`;
+  });
+  return [
+    `${routes.length} operations; each also answers at \`${versionedPaths('/api/…')[1]}\`.`,
+    '',
+    '| method | path | auth | what | notes |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** Every Lambda function the stack deploys: one per route, the authorizer, one per job. */
+export const functionCount = () => routes.length + 1 + jobs.length;
+
+/** README.md: the sentence that names how many operations and functions there are. */
+export function summarySection(): string {
+  return `${plural(routes.length, 'operation')}, each its own AWS Lambda function (${functionCount()} functions with the authorizer and ${plural(jobs.length, 'scheduled job')}),\n`;
+}
+
+/** docs/architecture.md: the count of functions by kind. */
+export function functionCountSection(): string {
+  const bearer = routes.filter((route) => route.auth === 'bearer').length;
+  return (
+    `The stack deploys ${functionCount()} Lambda functions: ${plural(routes.length, 'route')} (${bearer} behind the authorizer, ` +
+    `${routes.length - bearer} public), the authorizer (\`${authorizer.entry}\`) and ${plural(jobs.length, 'scheduled job')}.\n`
+  );
+}
+
+/** An EventBridge `rate(...)` or `cron(...)` expression in words, the expression beside it. */
+function scheduleInWords(schedule: string): string {
+  const rate = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(schedule);
+  if (!rate) return `\`${schedule}\``;
+  const [, amount, unit] = rate;
+  return `every ${amount === '1' ? unit!.replace(/s$/, '') : `${amount} ${unit}`} (\`${schedule}\`)`;
+}
+
+/** docs/architecture.md: the scheduled jobs and when they run. */
+export function jobsSection(): string {
+  return [
+    '| job | runs | handler | timeout | table actions |',
+    '|---|---|---|---|---|',
+    ...jobs.map(
+      (job: JobDefinition) =>
+        `| \`${job.name}\` | ${scheduleInWords(job.schedule)} | \`${job.entry}\` | ${job.timeoutSeconds} s | ${job.dynamodb.actions.join(', ')} |`,
+    ),
+    '',
+  ].join('\n');
+}
+
+/** The sections computed from the code alone (no synthesis), by file. */
+export function codeSections(): Record<string, Record<string, string>> {
+  return {
+    'README.md': { summary: summarySection() },
+    'docs/api.md': { routes: routesSection() },
+    'docs/architecture.md': { 'function-count': functionCountSection(), jobs: jobsSection() },
+  };
+}
+
+export interface StackCount {
+  /** The stack's name or the nested stack's logical id. */
+  name: string;
+  resources: number;
+}
+
+/** docs/architecture.md: resources per synthesized template (the stack, and each nested stack). */
+export function resourcesSection(stacks: readonly StackCount[]): string {
+  const [main, ...nested] = stacks;
+  const lines = [
+    `A production stack (\`cdk synth -c stage=prod\` with a sender address, one CORS origin and an alarm topic) has ` +
+      `**${main!.resources}** resources in \`${main!.name}\`${nested.length > 0 ? `, and its nested stacks:` : '.'}`,
+  ];
+  for (const stack of nested) lines.push(`- \`${stack.name}\`: ${stack.resources}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export { routeId };

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { keys } from '../../shared/db/keys';
+import { METRICS } from '../../shared/ports/metrics';
+import { documentFiles, proseLines, readDocument } from '../support/markdown';
+
+/**
+ * Issue 27: the pages that describe code name all of it (every metric, every item of the table),
+ * the README stays a front door (its table of contents is kept by hand: feature pages land first), and every page says whom it is for.
+ */
+const section = (file: string, heading: string) => readDocument(file).split(new RegExp(`^## ${heading}$`, 'm'))[1]?.split(/^## /m)[0] ?? '';
+
+describe('the documents', () => {
+  it('list every business metric of shared/ports/metrics.ts in docs/operating.md', () => {
+    const metrics = section('docs/operating.md', 'Metrics');
+    const missing = Object.keys(METRICS).filter((name) => !metrics.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
+
+  it('give every key builder of shared/db/keys.ts a row in the single-table layout of docs/architecture.md', () => {
+    const table = section('docs/architecture.md', 'The single table');
+    expect(Object.keys(keys).filter((name) => !table.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it('keep the README a front door of at most 250 lines', () => {
+    expect(readDocument('README.md').split('\n').length).toBeLessThanOrEqual(250);
+  });
+
+  it('start every page of docs/ with its title and one sentence saying whom it is for', () => {
+    const pages = documentFiles().filter((file) => file.startsWith('docs/'));
+    expect(pages.length).toBeGreaterThanOrEqual(11);
+    for (const file of pages) {
+      const [title, blank, firstSentence] = proseLines(readDocument(file));
+      expect(title, file).toMatch(/^# \S/);
+      expect(blank, file).toBe('');
+      expect(firstSentence, file).toMatch(/^For /);
+    }
+  });
+});

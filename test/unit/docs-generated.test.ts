@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { codeSections } from '../../infra/tools/docs-figures';
+import { sectionsOf, withSections } from '../../infra/tools/docs-sections';
+import { documentFiles, readDocument } from '../support/markdown';
+
+/**
+ * Issue 27: the figures the code determines are written into the documents by a script, and a
+ * stale one fails here. Run `npm run docs:generate` after adding a route or a job.
+ */
+describe('generated sections of README.md and docs/', () => {
+  for (const [file, sections] of Object.entries(codeSections())) {
+    for (const [name, expected] of Object.entries(sections)) {
+      it(`${file} "${name}" is what npm run docs:generate writes now`, () => {
+        const actual = sectionsOf(readDocument(file)).get(name);
+        expect(actual, `${file} has no <!-- generated:${name} --> section`).toBeDefined();
+        expect(actual, `${file} "${name}" is stale: run npm run docs:generate`).toBe(expected);
+      });
+    }
+  }
+
+  it('close every section they open', () => {
+    for (const file of documentFiles()) {
+      const text = readDocument(file);
+      const opened = [...text.matchAll(/<!-- generated:([\w-]+) -->/g)].map((match) => match[1]).sort();
+      const closed = [...text.matchAll(/<!-- \/generated:([\w-]+) -->/g)].map((match) => match[1]).sort();
+      expect(closed, file).toEqual(opened);
+      expect([...sectionsOf(text).keys()].sort(), file).toEqual(opened);
+    }
+  });
+
+  it('are replaced in place, and a missing section is an error', () => {
+    const text = 'a\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nb\n';
+    expect(withSections(text, { x: 'new' })).toBe('a\n<!-- generated:x -->\nnew\n<!-- /generated:x -->\nb\n');
+    expect(sectionsOf(withSections(text, { x: 'new\n' })).get('x')).toBe('new\n');
+    expect(() => withSections(text, { y: 'z' })).toThrow(/no generated section y/);
+  });
+});
