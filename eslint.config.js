@@ -1,6 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+
+// The domain folders: what the service does, below the transport (shared/http) that serves it.
+const DOMAIN_FOLDERS = ['identity', 'accounts', 'devices', 'transcriptions', 'behavior'];
+
+const classicZod = ['zod', 'zod/v4', 'zod/v4/classic', 'zod/v3'].map((name) => ({
+  name,
+  // Types cost nothing at run time.
+  allowTypeImports: true,
+  message:
+    "Use `import * as z from 'zod/mini'` (types: 'zod/v4/core'): classic zod adds ~90 KB to the bundle and ~9 ms to the cold import of every function that imports it.",
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'dist/'] },
@@ -27,19 +39,35 @@ export default tseslint.config(
     // tests may use it.
     files: ['shared/**', 'functions/**'],
     rules: {
+      'no-restricted-imports': ['error', { paths: classicZod }],
+    },
+  },
+  {
+    // Dependencies point one way: functions -> http -> domain -> api/db -> config. The domain
+    // knows nothing of the transport; what both need (the public shapes, the query parameter
+    // builders) sits below both in shared/api/.
+    files: DOMAIN_FOLDERS.map((folder) => `shared/${folder}/**`),
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: ['zod', 'zod/v4', 'zod/v4/classic', 'zod/v3'].map((name) => ({
-            name,
-            // Types cost nothing at run time.
-            allowTypeImports: true,
-            message:
-              "Use `import * as z from 'zod/mini'` (types: 'zod/v4/core'): classic zod adds ~90 KB to the bundle and ~9 ms to the cold import of every function that imports it.",
-          })),
+          paths: classicZod,
+          patterns: [{ group: ['**/http/*', '**/http'], message: 'The domain does not import the transport (shared/http): move what both need to shared/api/.' }],
         },
       ],
     },
+  },
+  {
+    // No two of our files import each other, directly or around a circle, type imports included
+    // (a type-only circle is the same knot for whoever changes either file).
+    files: ['functions/**/*.ts', 'shared/**/*.ts', 'infra/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Our files are TypeScript imported without an extension: parse and resolve them as such.
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'] })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // Response bodies in tests are whatever the server sent; the assertions are the type check.

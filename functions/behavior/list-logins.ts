@@ -1,3 +1,3 @@
-import { eventListEndpoint } from '../../shared/behavior/event-list-endpoint';
+import { eventListEndpoint } from '../../shared/http/event-list-endpoint';
 
 export const handler = eventListEndpoint('GET /api/behavior/login', 'login');

@@ -8,7 +8,7 @@ import type { ListShape, Page, PageRequest } from './pagination';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
 import type * as z from 'zod/mini';
-import type { deviceSchema } from '../http/schemas';
+import type { deviceSchema } from '../api/schemas';
 
 /** A bound device, as the API answers it (seed 2.2): `publicDevice` and `toDevice` copy exactly these fields. */
 export type Device = z.output<typeof deviceSchema>;

@@ -9,7 +9,7 @@ import { SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import type * as z from 'zod/mini';
-import type { behaviorEventSchema } from '../http/schemas';
+import type { behaviorEventSchema } from '../api/schemas';
 
 /** An event as the API lists it (seed 2.5): `toEvent` copies exactly these fields of the stored item. */
 export type BehaviorEvent = z.output<typeof behaviorEventSchema>;

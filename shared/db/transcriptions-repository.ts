@@ -10,7 +10,7 @@ import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import { usageChange, usageMove } from './usage-repository';
 import type * as z from 'zod/mini';
-import type { transcriptionRecordSchema } from '../http/schemas';
+import type { transcriptionRecordSchema } from '../api/schemas';
 
 /**
  * A record as the API answers it (seed 2.3; `startedAt`: when the recording began, `createdAt`

@@ -83,7 +83,7 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
   query?: Q;
   params?: P;
   /**
-   * The schema of the 200 body, by its name in shared/http/schemas.ts: for the OpenAPI document,
+   * The schema of the 200 body, by its name in shared/api/schemas.ts: for the OpenAPI document,
    * and the type of `run`'s result, which must be exactly its output (shared/http/response-contract.ts).
    * Nothing checks the result at run time: the domain's typed mappers copy the listed fields only.
    */

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Page } from '../db/pagination';
-import { boundedIntegerParameter } from './integer-parameter';
+import { boundedIntegerParameter } from '../api/integer-parameter';
 import { Reply } from './response';
 
 export const DEFAULT_PAGE_SIZE = 50;

@@ -1,6 +1,6 @@
 import type * as z from 'zod/v4/core';
 import type { Reply } from './response';
-import type * as responseSchemas from './schemas';
+import type * as responseSchemas from '../api/schemas';
 
 /**
  * The response contract, in types only: what a handler's `run` may answer is exactly the output of
@@ -12,7 +12,7 @@ import type * as responseSchemas from './schemas';
  */
 
 /**
- * A response schema of shared/http/schemas.ts, by its export name. A function carries the name
+ * A response schema of shared/api/schemas.ts, by its export name. A function carries the name
  * and the schema's type, never the schema: building it at init would cost a function without a
  * request schema ~10 KB and ~2 ms of cold import for nothing (README "Benchmarks").
  */

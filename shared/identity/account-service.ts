@@ -12,13 +12,13 @@ import { firstSession, openSession } from './session-service';
 import type { IssuedTokens } from './session-service';
 import { checkCode } from './verification-service';
 import type * as z from 'zod/mini';
-import type { registeredUserSchema, sessionSchema, userSchema } from '../http/schemas';
+import type { registeredUserSchema, sessionSchema, userSchema } from '../api/schemas';
 
 /** Contract section 3: 5 failed logins in 15 minutes lock password login for 15 minutes. */
 export const LOGIN_LOCK_POLICY: LockPolicy = { maxFailures: 5, windowSeconds: 15 * 60, lockSeconds: 15 * 60 };
 
 /**
- * The mappers from the stored account to what the API answers of it (shared/http/schemas.ts): each
+ * The mappers from the stored account to what the API answers of it (shared/api/schemas.ts): each
  * copies the fields its schema lists, in its order, and nothing else, so a password hash, a token
  * version or a session marker of the stored item cannot reach a client.
  */

@@ -23,7 +23,7 @@ import type { ServiceContext } from '../service-context';
 import { newSessionId, newSessionSeed, parseRefreshToken, refreshTokenFor, refreshTokenMatches } from './refresh-tokens';
 import { issueToken } from './tokens';
 import type * as z from 'zod/mini';
-import type { activeSessionSchema, refreshedSessionSchema } from '../http/schemas';
+import type { activeSessionSchema, refreshedSessionSchema } from '../api/schemas';
 
 /** At most this many live sessions per account; a sign-in beyond it ends the least recently used. */
 export const MAX_LIVE_SESSIONS = 20;
@@ -40,7 +40,7 @@ export interface IssuedTokens {
   expiresIn: number;
 }
 
-/** A session as the person's list shows it (shared/http/schemas.ts). */
+/** A session as the person's list shows it (shared/api/schemas.ts). */
 export type ActiveSession = z.output<typeof activeSessionSchema>;
 /** A refresh's answer: the next tokens of the session, and its user. */
 export type RefreshedSession = z.output<typeof refreshedSessionSchema>;

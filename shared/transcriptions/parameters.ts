@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { boundedIntegerParameter } from '../http/integer-parameter';
+import { boundedIntegerParameter } from '../api/integer-parameter';
 
 /** Ids are positive integers below 2^53; anything else names no record. */
 export const transcriptionPathParams = z.object({
