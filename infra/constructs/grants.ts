@@ -45,7 +45,11 @@ export function tableAccessOf(label: string, needs: Pick<Needs, 'table' | 'dynam
 }
 
 export const SECRET_READ_ACTIONS = ['secretsmanager:GetSecretValue'] as const;
-export const EMAIL_ACTIONS = ['ses:SendEmail', 'ses:SendRawEmail'] as const;
+/**
+ * The code sender calls SendEmail only (shared/adapters/aws-code-sender.ts): SendRawEmail would let
+ * a stolen role send arbitrary MIME (attachments, any headers) from the service's address.
+ */
+export const EMAIL_ACTIONS = ['ses:SendEmail'] as const;
 export const SMS_ACTIONS = ['sns:Publish'] as const;
 
 /** The reason recorded for cdk-nag when a sender's role holds `sns:Publish` on `*`. */

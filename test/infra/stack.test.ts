@@ -294,7 +294,7 @@ describe('least privilege', () => {
       else expect(dynamo.filter((action) => WRITE.test(action)), label).toEqual([]);
 
       const senders = actions.filter((action) => /^(ses|sns):/.test(action));
-      if (needs.sender) expect(senders.sort(), label).toEqual(['ses:SendEmail', 'ses:SendRawEmail', 'sns:Publish']);
+      if (needs.sender) expect(senders.sort(), label).toEqual(['ses:SendEmail', 'sns:Publish']);
       else expect(senders, label).toEqual([]);
 
       const secret = actions.filter((action) => action.startsWith('secretsmanager:'));
@@ -315,6 +315,17 @@ describe('least privilege', () => {
     for (const job of jobs) check(job.name, jobFunctionId(job.name), { table: job.table, dynamodb: job.dynamodb, secret: false });
     check('authorizer', authorizerFunctionId, authorizer);
     expect(authorizer.table).toBe('read');
+  });
+
+  it('grants the code senders SendEmail, the one SES call the code makes, and never SendRawEmail', () => {
+    const adapter = readFileSync(join(PROJECT_ROOT, 'shared/adapters/aws-code-sender.ts'), 'utf8');
+    expect(new Set([...adapter.matchAll(/\b(Send\w*Email)Command\b/g)].map((match) => match[1]))).toEqual(new Set(['SendEmail']));
+    expect(adapter).not.toMatch(/SendRawEmail/);
+    const senders = ALL_ROUTES.filter((route) => route.sender);
+    expect(senders.length).toBeGreaterThan(0);
+    for (const route of senders) expect(allowedActions(statementsOf(functionOf.get(route)!)), routeId(route)).toContain('ses:SendEmail');
+    const everyAction = JSON.stringify([...ofType(resources, 'AWS::IAM::Role'), ...ofType(resources, 'AWS::IAM::Policy')]);
+    expect(everyAction).not.toContain('ses:SendRawEmail');
   });
 
   it('limits e-mail to the configured identity and From address, and SNS publishing to SMS', () => {
