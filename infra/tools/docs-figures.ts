@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
 import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
+import { COST_DOCS_FILE, COST_REPORT_FILE, costDocsSections } from '../../test/bench/cost-docs';
+import type { DocumentedCostReport } from '../../test/bench/cost-docs';
 import type { JobDefinition, RouteDefinition } from '../../shared/routes';
 
 /**
@@ -83,12 +85,18 @@ export function jobsSection(): string {
   ].join('\n');
 }
 
-/** The sections computed from the code alone (no synthesis), by file. */
+const readCostReport = (): DocumentedCostReport => JSON.parse(readFileSync(join(PROJECT_ROOT, COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
+
+/**
+ * The sections computed from the code and the committed reports (no synthesis), by file. The cost
+ * page is rendered from `cost/report.json`, which `npm run cost` writes together with the page.
+ */
 export function codeSections(): Record<string, Record<string, string>> {
   return {
     'README.md': { summary: summarySection() },
     'docs/api.md': { routes: routesSection() },
     'docs/architecture.md': { 'function-count': functionCountSection(), jobs: jobsSection() },
+    [COST_DOCS_FILE]: costDocsSections(readCostReport()),
   };
 }
 

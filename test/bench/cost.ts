@@ -4,7 +4,9 @@ import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { parseConfig } from '../../shared/config';
 import { routeId, routes } from '../../shared/routes';
 import { AUTHORIZER, buildWithFloors, functionTargets } from './bundles';
+import { writeSections } from '../../infra/tools/docs-sections';
 import { costChart } from './cost-chart';
+import { COST_DOCS_FILE, COST_REPORT_FILE, costDocsSections, documentedReport } from './cost-docs';
 import { measureOperations, routesWithoutDriver } from './cost-measure';
 import type { Measured } from './cost-measure';
 import { BUDGET_FILE, readPrices, readProfile } from './cost-data';
@@ -26,18 +28,23 @@ import { startBench } from './harness';
  *   --prices FILE    prices (default cost/prices.json)
  *   --mau N          the scale to compute at, instead of the profile's `mau` (X-Ray sampling depends on it)
  *   --json FILE      writes the report as JSON
- *   --svg FILE       writes the chart (the README's is cost/cost-per-thousand-mau.svg)
- *   --markdown FILE  writes the per-operation table as the README's "What it costs" shows it
+ *   --svg FILE       writes the chart (docs/cost.md shows cost/cost-per-thousand-mau.svg)
+ *   --markdown FILE  writes the per-operation table as docs/cost.md "What it costs" shows it
  *   --bench FILE     takes init times from a `npm run bench -- --json` report instead of measuring
  *   --cold-runs N    fresh-process imports per function for init times (default 5)
  *   --repeats N      measured calls per operation (default 5)
  *   --write-budget   rewrites cost/capacity-budget.json with the measured counts (raise on purpose)
+ *   --no-write       only prints: without it, a run with the default profile, prices and scale writes
+ *                    docs/cost.md's generated sections, cost/report.json and the chart
  */
 const args = process.argv.slice(2);
 const option = (name: string) => optionOf(args, name);
 const log = progressLog('cost');
+/** The figures docs/cost.md quotes come from a run with the committed inputs only. */
+const writesDocuments = !args.includes('--no-write') && !['--profile', '--prices', '--mau', '--repeats'].some((name) => args.includes(name));
+const CHART_FILE = 'cost/cost-per-thousand-mau.svg';
 
-/** Init time of each function: the cold-import median of its bundle (README "Benchmarks"). */
+/** Init time of each function: the cold-import median of its bundle (docs/performance.md). */
 async function initTimes(): Promise<Map<string, number>> {
   const benchFile = option('--bench');
   if (benchFile) {
@@ -124,25 +131,6 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
-/** The README's per-operation table: the measured counts, and the dollars of one call and of the profile's calls. */
-function markdownTable(report: CostReport, measured: Measured, profile: UsageProfile): string {
-  const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
-  const perThousandOf = new Map(report.details.perThousandMauByOperation.map((row) => [row.operation, row.usd]));
-  const authorizer = measured.authorizer;
-  const rows = [
-    '| operation | calls / user / month | DynamoDB requests | RCU | WCU (Local) | WCU per item (AWS floor) | handler ms | MB | log bytes | $ per million calls | $ per 1 000 MAU |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
-    ...report.operations.map(
-      (row) =>
-        `| ${row.operation} | ${profile.callsPerUserPerMonth[row.operation] ?? 0} | ${row.dynamoRequests} | ${row.readUnits} | ${row.writeUnits} | ` +
-        `${perItemOf.get(row.operation) ?? ''} | ${row.handlerMs.toFixed(1)} | ${row.memoryMb} | ${row.logBytes} | ${row.usdPerMillion.toFixed(2)} | ${(perThousandOf.get(row.operation) ?? 0).toFixed(3)} |`,
-    ),
-    `| authorizer (per run) | ${report.details.authorizerInvocationsPerUserPerMonth} runs | ${authorizer.dynamoRequests} | ${authorizer.readUnits} | ${authorizer.writeUnits} | 0 | ` +
-      `${authorizer.handlerMs.toFixed(1)} | ${authorizer.memoryMb} | ${authorizer.functionLogBytes} | ${report.details.authorizerUsdPerMillionRuns.toFixed(2)} | ${report.details.authorizerPerThousandMauUsd.toFixed(3)} |`,
-  ];
-  return `${rows.join('\n')}\n`;
-}
-
 async function main() {
   const profileFile = option('--profile');
   const pricesFile = option('--prices');
@@ -181,14 +169,21 @@ async function main() {
   });
   print(report, measured, profile, prices);
 
+  const documented = documentedReport(report, profile, measured.authorizer);
   const jsonFile = option('--json');
   if (jsonFile) {
-    writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(jsonFile, `${JSON.stringify(documented, null, 2)}\n`);
     log(`JSON written to ${jsonFile}`);
+  }
+  if (writesDocuments) {
+    writeFileSync(COST_REPORT_FILE, `${JSON.stringify(documented, null, 2)}\n`);
+    writeFileSync(CHART_FILE, costChart(report, prices, profile.name));
+    writeSections(COST_DOCS_FILE, costDocsSections(documented));
+    log(`wrote ${COST_REPORT_FILE}, ${CHART_FILE} and the generated sections of ${COST_DOCS_FILE}`);
   }
   const markdownFile = option('--markdown');
   if (markdownFile) {
-    writeFileSync(markdownFile, markdownTable(report, measured, profile));
+    writeFileSync(markdownFile, costDocsSections(documented)['cost-operations']!);
     log(`table written to ${markdownFile}`);
   }
   const svgFile = option('--svg');

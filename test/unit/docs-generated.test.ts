@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { codeSections } from '../../infra/tools/docs-figures';
+import { COST_REPORT_FILE } from '../bench/cost-docs';
+import type { DocumentedCostReport } from '../bench/cost-docs';
 import { sectionsOf, withSections } from '../../infra/tools/docs-sections';
 import { documentFiles, readDocument } from '../support/markdown';
 
@@ -17,6 +21,13 @@ describe('generated sections of README.md and docs/', () => {
       });
     }
   }
+
+  it('quote a cost report priced with the committed usage profile (else: npm run cost)', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const report = JSON.parse(readFileSync(join(root, COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
+    const profile = JSON.parse(readFileSync(join(root, 'cost', 'usage-profile.json'), 'utf8')) as { callsPerUserPerMonth: Record<string, number> };
+    expect(report.details.callsPerUserPerMonth, 'cost/usage-profile.json changed since the last npm run cost').toEqual(profile.callsPerUserPerMonth);
+  });
 
   it('close every section they open', () => {
     for (const file of documentFiles()) {

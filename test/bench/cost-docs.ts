@@ -1,0 +1,90 @@
+import { BREAKDOWN_LABELS } from './cost-model';
+import type { Breakdown, CostReport, UsageProfile } from './cost-model';
+import type { AuthorizerMeasure } from './cost-measure';
+
+/**
+ * What docs/cost.md quotes of the last `npm run cost`: the per-operation table and the sums,
+ * rendered from the report as `cost/report.json` keeps it, so test/unit/docs-generated.test.ts can
+ * hold the page to the committed report.
+ */
+export const COST_DOCS_FILE = 'docs/cost.md';
+export const COST_REPORT_FILE = 'cost/report.json';
+
+/** The report as written to cost/report.json: the model's report, and what the page needs beside it. */
+export type DocumentedCostReport = CostReport & {
+  details: CostReport['details'] & {
+    /** The profile the run was priced with: its calls per user a month, by route id. */
+    callsPerUserPerMonth: Record<string, number>;
+    /** When and on which Node.js the run was measured. */
+    run: { date: string; node: string };
+    /** The authorizer's measured run, as the operations' rows carry theirs. */
+    authorizer: Pick<AuthorizerMeasure, 'dynamoRequests' | 'readUnits' | 'writeUnits' | 'handlerMs' | 'memoryMb' | 'functionLogBytes'>;
+  };
+};
+
+export function documentedReport(report: CostReport, profile: UsageProfile, authorizer: AuthorizerMeasure): DocumentedCostReport {
+  const { dynamoRequests, readUnits, writeUnits, handlerMs, memoryMb, functionLogBytes } = authorizer;
+  return {
+    ...report,
+    details: {
+      ...report.details,
+      run: { date: new Date().toISOString().slice(0, 10), node: process.versions.node },
+      callsPerUserPerMonth: { ...profile.callsPerUserPerMonth },
+      authorizer: { dynamoRequests, readUnits, writeUnits, handlerMs, memoryMb, functionLogBytes },
+    },
+  };
+}
+
+const usd = (value: number, digits = 2) => `$${value.toFixed(digits)}`;
+
+/** The per-operation table: the measured counts, and the dollars of one call and of the profile's calls. */
+export function operationsTable(report: DocumentedCostReport): string {
+  const perThousandOf = new Map(report.details.perThousandMauByOperation.map((row) => [row.operation, row.usd]));
+  const { authorizer, callsPerUserPerMonth } = report.details;
+  const rows = [
+    '| operation | calls / user / month | DynamoDB requests | RCU | WCU (Local) | WCU per item (AWS floor) | handler ms | MB | log bytes | $ per million calls | $ per 1 000 MAU |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...report.operations.map(
+      (row) =>
+        `| ${row.operation} | ${callsPerUserPerMonth[row.operation] ?? 0} | ${row.dynamoRequests} | ${row.readUnits} | ${row.writeUnits} | ` +
+        `${row.writeUnitsPerItemFloor} | ${row.handlerMs.toFixed(1)} | ${row.memoryMb} | ${row.logBytes} | ${row.usdPerMillion.toFixed(2)} | ${(perThousandOf.get(row.operation) ?? 0).toFixed(3)} |`,
+    ),
+    `| authorizer (per run) | ${report.details.authorizerInvocationsPerUserPerMonth} runs | ${authorizer.dynamoRequests} | ${authorizer.readUnits} | ${authorizer.writeUnits} | 0 | ` +
+      `${authorizer.handlerMs.toFixed(1)} | ${authorizer.memoryMb} | ${authorizer.functionLogBytes} | ${report.details.authorizerUsdPerMillionRuns.toFixed(2)} | ${report.details.authorizerPerThousandMauUsd.toFixed(3)} |`,
+  ];
+  return `${rows.join('\n')}\n`;
+}
+
+const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)} %`;
+
+/** The sums of the run and where the money goes. */
+export function sumsSection(report: DocumentedCostReport): string {
+  const { details } = report;
+  const { deployment } = details;
+  const total = report.perThousandMauUsd;
+  const components = (Object.entries(details.perThousandMauByComponent) as [keyof Breakdown, number][])
+    .filter(([, value]) => value >= 0.005)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, value]) => `${BREAKDOWN_LABELS[name]} ${usd(value)} (${percent(value, total)})`);
+  const topOperations = details.perThousandMauByOperation.slice(0, 5).map((row) => `${row.operation} ${usd(row.usd)}`);
+  return [
+    `The run of ${details.run.date} on Node.js ${details.run.node} (\`${COST_REPORT_FILE}\` holds it in full). The sums, at ${details.mau.toLocaleString('en-US').replace(/,/g, ' ')} MAU, messaging excluded:`,
+    '',
+    `- **${Math.round(details.requestsPerUserPerMonth)} requests a user a month; ${usd(report.perMillionRequestsUsd)} per million requests** of this mix (storage and the monthly charges excluded).`,
+    `- **${usd(total)} per 1 000 MAU a month.** The sign-in part alone (the identity and session routes and the authorizer, what Cognito would replace) is **${usd(details.identityPerThousandMauUsd)}**.`,
+    `- With transactions billed per item as DynamoDB bills them: **${usd(details.withPerItemTransactions.perThousandMauUsd)}** (DynamoDB ${usd(details.withPerItemTransactions.dynamoDbPerThousandMauUsd)} instead of ${usd(details.perThousandMauByComponent.dynamoDb)}).`,
+    `- The deployment pays ${usd(deployment.fixedMonthlyUsd)} a month whatever its traffic (the WAF web ACL${deployment.webAcls === 0 ? ' (none)' : ''} and its ${deployment.wafRules} rules, ${deployment.alarms} alarms, ` +
+      `${deployment.dashboards} dashboard, ${deployment.customMetrics} custom metrics, ${deployment.secrets} secret): ${usd(details.perThousandMauByComponent.fixedMonthly)} per 1 000 MAU at this scale.`,
+    `- **Messaging: ${usd(report.messagingPerThousandMauUsd)} per 1 000 MAU a month** on top.`,
+    `- **Goal: at most ${usd(details.goal.maxPerThousandMauUsd)} per 1 000 MAU (a fifth of ${details.goal.anchor}' list price): ${details.goal.met ? 'met' : 'missed'}.**`,
+    '',
+    `**Where the money goes** (per 1 000 MAU a month): ${components.join(', ')}. By operation: ${topOperations.join(', ')}; the authorizer ${usd(details.authorizerPerThousandMauUsd)}.`,
+    '',
+  ].join('\n');
+}
+
+/** The generated sections of docs/cost.md, by name. */
+export const costDocsSections = (report: DocumentedCostReport): Record<string, string> => ({
+  'cost-operations': operationsTable(report),
+  'cost-sums': sumsSection(report),
+});
