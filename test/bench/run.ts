@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { rmSync } from 'node:fs';
+import { writeSections } from '../../infra/tools/docs-sections';
 import { dirname } from 'node:path';
 import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
 import { buildWithFloors, functionTargets, largestInputs } from './bundles';
@@ -19,9 +20,10 @@ import { READ_COST_OPERATIONS, measureReadCost } from './read-cost';
 import type { ReadCostFloor, ReadCostResult } from './read-cost';
 
 /**
- * `npm run bench [-- --json FILE] [-- --quick]`: bundles, cold import, handler overhead, read cost,
- * scrypt, throughput and login timing, each next to its floor measured in the same run.
- * `--quick` runs a few samples of everything (to check the benchmark itself, not to quote).
+ * `npm run bench [-- --json FILE] [-- --quick] [-- --no-write]`: bundles, cold import, handler
+ * overhead, read cost, scrypt, throughput and login timing, each next to its floor measured in the
+ * same run. `--quick` runs a few samples of everything (to check the benchmark itself, not to quote).
+ * A full run writes what it prints into docs/performance.md (section `bench`) unless `--no-write`.
  * Everything runs on the Node.js that runs this script; `npm run bench:lambda-node` runs it on the
  * Lambda runtime's major version instead.
  */
@@ -42,6 +44,8 @@ const args = process.argv.slice(2);
 const option = (name: string) => optionOf(args, name);
 const quick = args.includes('--quick');
 const jsonFile = option('--json');
+const BENCH_DOCS_FILE = 'docs/performance.md';
+const writesDocuments = !quick && !args.includes('--no-write');
 const settings = quick
   ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300 }
   : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 10, windowMs: 500 };
@@ -132,7 +136,12 @@ async function main() {
       throughput,
       enumeration,
     };
-    print(report, { functions, paired, skipped, coldCpu, scryptCpuMs: cpuMedianMs, readCostFloors });
+    const printed = print(report, { functions, paired, skipped, coldCpu, scryptCpuMs: cpuMedianMs, readCostFloors });
+    if (writesDocuments) {
+      const stamp = `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (\`npm run bench\`):`;
+      writeSections(BENCH_DOCS_FILE, { bench: `${stamp}\n\n\`\`\`\n${printed}\n\`\`\`\n` });
+      log(`the printed report written to ${BENCH_DOCS_FILE}`);
+    }
     if (jsonFile) {
       writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
       log(`JSON written to ${jsonFile}`);
@@ -152,7 +161,8 @@ interface Extras {
   readCostFloors: ReadCostFloor[];
 }
 
-function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuMs, readCostFloors }: Extras) {
+/** Prints the report's tables and answers them as printed. */
+function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuMs, readCostFloors }: Extras): string {
   const bundleByName = new Map(functions.map((bundle) => [bundle.name, bundle]));
   const out: string[] = [`Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR})`];
   out.push(
@@ -236,6 +246,7 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
     `Login with a wrong password, median: existing account ${report.enumeration.existingMedianMs} ms, unknown e-mail ${report.enumeration.unknownMedianMs} ms, ratio ${report.enumeration.ratio.toFixed(3)}`,
   );
   process.stdout.write(`${out.join('\n')}\n`);
+  return out.join('\n');
 }
 
 main().catch((error: unknown) => {
