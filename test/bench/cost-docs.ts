@@ -57,6 +57,12 @@ export function operationsTable(report: DocumentedCostReport): string {
 
 const percent = (part: number, whole: number) => `${Math.round((100 * part) / whole)} %`;
 
+/** `, about 5 % of Amazon Cognito Essentials' list price`, where the goal's anchor has a list price. */
+function anchorShare(report: CostReport, usdPerThousand: number): string {
+  const anchor = report.anchors.find((candidate) => candidate.name === report.details.goal.anchor);
+  return anchor?.perThousandMauUsd ? `, about ${percent(usdPerThousand, anchor.perThousandMauUsd)} of ${anchor.name}' list price` : '';
+}
+
 /** The sums of the run and where the money goes. */
 export function sumsSection(report: DocumentedCostReport): string {
   const { details } = report;
@@ -71,7 +77,7 @@ export function sumsSection(report: DocumentedCostReport): string {
     `The run of ${details.run.date} on Node.js ${details.run.node} (\`${COST_REPORT_FILE}\` holds it in full). The sums, at ${details.mau.toLocaleString('en-US').replace(/,/g, ' ')} MAU, messaging excluded:`,
     '',
     `- **${Math.round(details.requestsPerUserPerMonth)} requests a user a month; ${usd(report.perMillionRequestsUsd)} per million requests** of this mix (storage and the monthly charges excluded).`,
-    `- **${usd(total)} per 1 000 MAU a month.** The sign-in part alone (the identity and session routes and the authorizer, what Cognito would replace) is **${usd(details.identityPerThousandMauUsd)}**.`,
+    `- **${usd(total)} per 1 000 MAU a month.** The sign-in part alone (the identity and session routes and the authorizer, what Cognito would replace) is **${usd(details.identityPerThousandMauUsd)}**${anchorShare(report, details.identityPerThousandMauUsd)}.`,
     `- With transactions billed per item as DynamoDB bills them: **${usd(details.withPerItemTransactions.perThousandMauUsd)}** (DynamoDB ${usd(details.withPerItemTransactions.dynamoDbPerThousandMauUsd)} instead of ${usd(details.perThousandMauByComponent.dynamoDb)}).`,
     `- The deployment pays ${usd(deployment.fixedMonthlyUsd)} a month whatever its traffic (the WAF web ACL${deployment.webAcls === 0 ? ' (none)' : ''} and its ${deployment.wafRules} rules, ${deployment.alarms} alarms, ` +
       `${deployment.dashboards} dashboard, ${deployment.customMetrics} custom metrics, ${deployment.secrets} secret): ${usd(details.perThousandMauByComponent.fixedMonthly)} per 1 000 MAU at this scale.`,
