@@ -16,7 +16,7 @@ interface OpenApiOperation {
   summary?: string;
   parameters?: { $ref?: string; name?: string }[];
 }
-type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
+type OpenApiDocument = { info: { description?: string }; paths: Record<string, Record<string, OpenApiOperation>> };
 
 const readOpenApi = (): OpenApiDocument => JSON.parse(readFileSync(join(PROJECT_ROOT, OPENAPI_DOCUMENT_FILE), 'utf8')) as OpenApiDocument;
 
@@ -43,6 +43,15 @@ export function routesSection(document: OpenApiDocument = readOpenApi()): string
     ...rows,
     '',
   ].join('\n');
+}
+
+/** docs/api.md: the error table of the OpenAPI document's description (one row per `error` name of shared/errors.ts). */
+export function errorsSection(document: OpenApiDocument = readOpenApi()): string {
+  const lines = (document.info.description ?? '').split('\n');
+  const start = lines.findIndex((line) => line.startsWith('| HTTP | code | error |'));
+  if (start < 0) throw new Error(`${OPENAPI_DOCUMENT_FILE} has no error table in info.description`);
+  const end = lines.findIndex((line, index) => index > start && !line.startsWith('|'));
+  return `${lines.slice(start, end < 0 ? undefined : end).join('\n')}\n`;
 }
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
@@ -94,7 +103,7 @@ const readCostReport = (): DocumentedCostReport => JSON.parse(readFileSync(join(
 export function codeSections(): Record<string, Record<string, string>> {
   return {
     'README.md': { summary: summarySection() },
-    'docs/api.md': { routes: routesSection() },
+    'docs/api.md': { routes: routesSection(), errors: errorsSection() },
     'docs/architecture.md': { 'function-count': functionCountSection(), jobs: jobsSection() },
     [COST_DOCS_FILE]: costDocsSections(readCostReport()),
   };
