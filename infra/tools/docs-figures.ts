@@ -61,7 +61,7 @@ export const functionCount = () => routes.length + 1 + jobs.length;
 
 /** README.md: the sentence that names how many operations and functions there are. */
 export function summarySection(): string {
-  return `${plural(routes.length, 'operation')}, each its own AWS Lambda function (${functionCount()} functions with the authorizer and ${plural(jobs.length, 'scheduled job')}),\n`;
+  return `Today: ${plural(routes.length, 'operation')} and ${functionCount()} Lambda functions (one per operation, the authorizer, ${plural(jobs.length, 'scheduled job')}).\n`;
 }
 
 /** docs/architecture.md: the count of functions by kind. */
