@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/config';
 import { keys } from '../../shared/db/keys';
 import { METRICS } from '../../shared/ports/metrics';
 import { documentFiles, proseLines, readDocument } from '../support/markdown';
@@ -14,6 +15,13 @@ describe('the documents', () => {
     const metrics = section('docs/operating.md', 'Metrics');
     const missing = Object.keys(METRICS).filter((name) => !metrics.includes(`\`${name}\``));
     expect(missing).toEqual([]);
+  });
+
+  it('list every setting shared/config.ts reads in docs/settings.md', () => {
+    const page = readDocument('docs/settings.md');
+    const settings = Object.keys(parseConfig({ TABLE_NAME: 'docs' }));
+    expect(settings.length).toBeGreaterThan(20);
+    expect(settings.filter((name) => !page.includes(`\`${name}\``))).toEqual([]);
   });
 
   it('give every key builder of shared/db/keys.ts a row in the single-table layout of docs/architecture.md', () => {
