@@ -37,7 +37,7 @@ export interface StageSettings {
 
 /**
  * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
- * and logs less. Every value can be overridden through context (see README "Deploying").
+ * and logs less. Every value can be overridden through context (see docs/deploying.md).
  */
 const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms'> & { logLevel: Config['LOG_LEVEL'] }> = {
   dev: {

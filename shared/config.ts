@@ -7,8 +7,8 @@ import type { LogLevel } from './logging/logger';
  * Secrets are never settings: only the ARN of the secret is (see shared/ports/secrets.ts).
  *
  * Plain functions, not a schema library: every function and the authorizer parse these at init,
- * and building a zod/mini object of 17 settings cost ~5 ms of each cold import (README
- * "Benchmarks"). Request and response bodies, which clients send and read, keep their zod schemas.
+ * and building a zod/mini object of 17 settings cost ~5 ms of each cold import (docs/performance.md).
+ * Request and response bodies, which clients send and read, keep their zod schemas.
  */
 
 export interface Config {

@@ -9,7 +9,7 @@ import { rootSecretId, secretStringOf } from '../ports/secrets';
 import type { SecretSource } from '../ports/secrets';
 
 /**
- * The authorizer's reads (README "Benchmarks"): each is one POST signed by the AWS SDK's own
+ * The authorizer's reads (docs/performance.md): each is one POST signed by the AWS SDK's own
  * signer (@smithy/signature-v4, with the SDK's environment credential provider and node:crypto
  * hashing) and sent with fetch. The SDK's DynamoDB and Secrets Manager clients are 190 and 165 KB,
  * over twice the authorizer's 80 KB goal (its cold start sits in front of every Bearer request

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 // Types only: request schemas are zod/mini, parsed with its functional `safeParse`. Classic zod
-// would add ~90 KB to each bundle and ~9 ms to its cold import (README "Benchmarks").
+// would add ~90 KB to each bundle and ~9 ms to its cold import (docs/performance.md).
 import type * as z from 'zod/v4/core';
 import { perContainer } from '../context';
 import type { AppContext } from '../context';

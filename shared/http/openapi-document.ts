@@ -5,7 +5,7 @@ import { OPENAPI_DOCUMENT_BROTLI_BASE64 } from './openapi-document-data';
  * The API's OpenAPI document as GET /api/openapi.json serves it. `npm run generate:openapi` writes
  * it twice: readable (openapi-document.generated.json, for review and the static reference) and
  * as brotli in base64 (openapi-document-data.ts, for the function), unpacked and parsed at the
- * first request. Packed, the function is 47 % smaller (README "Benchmarks", "Library data and stand-ins").
+ * first request. Packed, the function is 47 % smaller (docs/performance.md, "Library data and stand-ins").
  */
 type Document = { openapi: string } & Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import type * as responseSchemas from '../api/schemas';
 /**
  * A response schema of shared/api/schemas.ts, by its export name. A function carries the name
  * and the schema's type, never the schema: building it at init would cost a function without a
- * request schema ~10 KB and ~2 ms of cold import for nothing (README "Benchmarks").
+ * request schema ~10 KB and ~2 ms of cold import for nothing (docs/performance.md).
  */
 export type ResponseSchemaName = { [K in keyof typeof responseSchemas]: (typeof responseSchemas)[K] extends z.$ZodType ? K : never }[keyof typeof responseSchemas];
 /** The body `run` answers: the output of the response schema. */

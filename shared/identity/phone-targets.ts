@@ -1,5 +1,5 @@
 // libphonenumber-js/min: the package's smallest metadata, enough to tell valid numbers and write
-// them in E.164, carried as the package ships it (README "Benchmarks", "Library data and stand-ins").
+// them in E.164, carried as the package ships it (docs/performance.md, "Library data and stand-ins").
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import * as z from 'zod/mini';
 import { MAX_EMAIL_LENGTH, emailSchema } from './targets';

@@ -37,7 +37,7 @@ export function deriveKeys(rootSecret: string): ServiceKeys {
 
 /**
  * Reads the secret and keeps the derived keys for `maxAgeMs` (KEYS_MAX_AGE_SECONDS), then
- * reads it again, so a rotated secret reaches running containers without a redeploy (README
+ * reads it again, so a rotated secret reaches running containers without a redeploy (docs/deploying.md,
  * "Rotating the root secret"). A failed first read is not cached, so the next invocation tries
  * again (Secrets Manager unreachable at a cold start recovers); a failed re-read keeps the keys
  * it has and tries again on the next use, so an outage of Secrets Manager does not sign anyone out.

@@ -2,7 +2,7 @@ import { BREAKDOWN_LABELS } from './cost-model';
 import type { Breakdown, CostReport, Prices } from './cost-model';
 
 /**
- * The README's chart: USD per 1 000 MAU of this service (split by where the money goes) beside
+ * docs/cost.md's chart: USD per 1 000 MAU of this service (split by where the money goes) beside
  * what the anchors charge at the profile's scale, and the goal line. Plain SVG, no library, so
  * the file is small, diffable and the same on every run with the same figures.
  */

@@ -54,7 +54,7 @@ export function inventoryOf(resources: Record<string, Resource>, stage: string, 
 }
 
 /**
- * A production deployment as the README's `cdk deploy` sets it up: a sender address, the app's
+ * A production deployment as docs/deploying.md's `cdk deploy` sets it up: a sender address, the app's
  * origin (one WAF blocking rule per origin) and an alarm topic. No bundling: only resources are counted.
  */
 export const PROD_CONTEXT = {

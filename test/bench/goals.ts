@@ -30,7 +30,7 @@ export const GOALS = {
 
 /**
  * The data the functions carry, as the bundles name it, each held to a ceiling of its own instead
- * of counting against the bundle goals above, which are about code (README "Benchmarks", "Library
+ * of counting against the bundle goals above, which are about code (docs/performance.md, "Library
  * data and stand-ins"): the common-password list (91 KB as a plain string) and libphonenumber-js's
  * smallest metadata (80 KB) would otherwise take an identity function 90 KB past its goal with no
  * code change, and packing them (brotli in a module) made the first request slower, not faster.

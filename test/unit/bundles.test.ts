@@ -9,7 +9,7 @@ import { routeId, routes } from '../../shared/routes';
 /**
  * Every function built with the Lambda bundling options (what `npm run bench` measures and the
  * stack deploys): nothing may be left to load at run time but Node's own modules, and the bundles
- * stay within the size goals of issue 17 (README "Benchmarks").
+ * stay within the size goals of issue 17 (docs/performance.md).
  *
  * Classic zod is gone from every bundle (ESLint forbids it in shared/ and functions/), and this test
  * fails should it come back. Data (the password list, libphonenumber-js's metadata and the packed
