@@ -1,4 +1,4 @@
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import type { App, StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -6,18 +6,13 @@ import {
   Cors,
   EndpointType,
   IdentitySource,
-  Integration,
-  IntegrationType,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { CorsOptions, IResource, Method, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
+import type { CorsOptions, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -26,24 +21,25 @@ import type { Construct } from 'constructs';
 import { TTL_ATTRIBUTE, tableDefinition } from '../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, anyOrigin } from '../shared/http/headers';
-import { CODE_PATH_PREFIX, authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
-import type { RouteDefinition } from '../shared/routes';
+import { CODE_PATH_PREFIX, VERSION_PREFIX, authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
+import type { JobDefinition, RouteDefinition } from '../shared/routes';
 import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
-import { SMS_WILDCARD_REASON, grantNeeds } from './constructs/grants';
+import { grantNeeds } from './constructs/grants';
 import type { GrantTargets, Needs } from './constructs/grants';
-import { routeConditions } from './bundling/options';
 import { BusinessAlarms } from './constructs/business-alarms';
 import { ServiceDashboard } from './constructs/dashboard';
 import { ACCESS_LOG_FORMAT, Operations } from './constructs/operations';
 import {
   AUTHORIZER_MEMORY_MB,
   DEFAULT_TIMEOUT,
-  SMALL_MEMORY_MB,
   ServiceFunction,
   constructIdOf,
-  memoryMbOf,
 } from './constructs/service-function';
+import { JOBS_AREA, ServiceArea, areaConstructId, areaOf } from './constructs/service-area';
+import type { DeployedRoute } from './constructs/service-area';
+
+export type { DeployedRoute };
 import { readStageSettings } from './stage-settings';
 import type { StageSettings } from './stage-settings';
 
@@ -60,13 +56,9 @@ export const API_TRACE_SAMPLING = { reservoirPerSecond: 0, fixedRate: 0.05 } as 
 
 export interface ServiceStackProps extends StackProps {
   settings: StageSettings;
-}
-
-/** Function and API Gateway methods of one route, for tests and outputs. */
-export interface DeployedRoute {
-  route: RouteDefinition;
-  function: ServiceFunction;
-  methods: Method[];
+  /** The route table (shared/routes.ts) unless given: tests add routes to measure the headroom. */
+  routes?: readonly RouteDefinition[];
+  jobs?: readonly JobDefinition[];
 }
 
 /**
@@ -74,6 +66,13 @@ export interface DeployedRoute {
  * (every `/api/...` path also under `/api/v1/...`), the TOKEN authorizer in front of every Bearer
  * route, the one table, the generated root secret, gateway responses in the contract's shape,
  * throttling, optional WAF, logs, tracing and alarms.
+ *
+ * The routes live in nested stacks, one per area of the API (identity, users, devices,
+ * transcriptions, behavior, operations; the area comes from the path: infra/constructs/service-area.ts,
+ * which also says why): each holds its functions, roles, log groups, error alarms, and its API
+ * resources and methods, which belong to this stack's RestApi. This stack keeps what is shared or
+ * one of a kind (API, deployment and stage, `/api` and `/api/v1`, authorizer, table, secret, WAF,
+ * API and business alarms, dashboard), so its size does not grow with the routes.
  */
 export class ServiceStack extends Stack {
   readonly api: RestApi;
@@ -81,6 +80,8 @@ export class ServiceStack extends Stack {
   readonly rootSecret: Secret;
   readonly authorizerFunction: ServiceFunction;
   readonly deployedRoutes: DeployedRoute[] = [];
+  /** The nested stacks, one per area of the API. */
+  readonly areas: ServiceArea[] = [];
   readonly jobFunctions: ServiceFunction[] = [];
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -128,7 +129,7 @@ export class ServiceStack extends Stack {
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: settings.logRetention, removalPolicy: settings.removalPolicy });
     const corsOrigins = settings.config.CORS_ORIGINS;
-    const allRoutes: readonly RouteDefinition[] = routes;
+    const allRoutes: readonly RouteDefinition[] = props.routes ?? routes;
     const quietMethod: MethodDeploymentOptions = {
       loggingLevel: MethodLoggingLevel.ERROR,
       // Data tracing would log request bodies and headers: passwords, codes and tokens.
@@ -181,15 +182,6 @@ export class ServiceStack extends Stack {
       exposeHeaders: CORS_EXPOSED_HEADERS.split(','),
       maxAge: Duration.minutes(10),
     };
-    const withPreflight = new Set<IResource>();
-    const routeResource = (path: string): IResource => {
-      const resource = this.api.root.resourceForPath(path);
-      if (!withPreflight.has(resource)) {
-        resource.addCorsPreflight(preflight);
-        withPreflight.add(resource);
-      }
-      return resource;
-    };
     addGatewayResponses(this.api, corsOrigins);
 
     const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
@@ -199,54 +191,35 @@ export class ServiceStack extends Stack {
       resultsCacheTtl: settings.authorizerCache,
     });
 
+    // The routes, by area, each area a nested stack of its own (why: infra/constructs/service-area.ts).
+    // `/api` and `/api/v1` are shared by every area, so they are the parent's.
+    const apiRoots = { '/api': this.api.root.resourceForPath('/api'), [VERSION_PREFIX]: this.api.root.resourceForPath(VERSION_PREFIX) };
     const seen = new Set<string>();
     for (const route of allRoutes) {
       const id = constructIdOf(route.method, route.path);
       if (seen.has(id)) throw new Error(`Two routes make the construct id ${id}: ${routeId(route)}`);
       seen.add(id);
-      const fn = new ServiceFunction(this, id, {
-        ...baseFunction,
-        entry: route.entry,
-        description: routeId(route),
-        memorySize: memoryMbOf(route),
-        timeout: route.hashesPasswords ? PASSWORD_HASHING_TIMEOUT : DEFAULT_TIMEOUT,
-        environment: functionEnvironment(route),
-        wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
-        conditions: routeConditions(route),
+    }
+    const areaNames = [...new Set([...allRoutes.map((route) => areaOf(route.path)), ...(props.jobs ?? jobs).map(() => JOBS_AREA)])];
+    for (const area of areaNames) {
+      const serviceArea = new ServiceArea(this, areaConstructId(area), {
+        area,
+        routes: allRoutes.filter((route) => areaOf(route.path) === area),
+        jobs: area === JOBS_AREA ? (props.jobs ?? jobs) : [],
+        api: this.api,
+        apiRoots,
+        stageName: settings.stage,
+        authorizer: tokenAuthorizer,
+        preflight,
+        targets,
+        functionEnvironment,
+        baseFunction,
+        passwordHashingTimeout: PASSWORD_HASHING_TIMEOUT,
+        alarmTopicArn: settings.alarmTopicArn,
       });
-      grantNeeds(this, routeId(route), fn.role, route, targets);
-
-      // Both paths of a route invoke the same function: one cold start pool, one set of alarms.
-      // A Lambda proxy integration with one invoke permission per function, for its method on this
-      // API's stage under /api/ (both paths), where LambdaIntegration adds one per method: 36 fewer
-      // resources, which keeps the stack clear of CloudFormation's 500 (test/infra/stack.test.ts).
-      const integration = new Integration({
-        type: IntegrationType.AWS_PROXY,
-        integrationHttpMethod: 'POST',
-        uri: `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${fn.function.functionArn}/invocations`,
-      });
-      fn.function.addPermission('ApiInvoke', {
-        principal: new ServicePrincipal('apigateway.amazonaws.com'),
-        sourceArn: this.api.arnForExecuteApi(route.method, '/api/*', this.api.deploymentStage.stageName),
-      });
-      const methods = versionedPaths(route.path).map((path) =>
-        routeResource(path).addMethod(
-          route.method,
-          integration,
-          route.auth === 'bearer'
-            ? { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer }
-            : { authorizationType: AuthorizationType.NONE },
-        ),
-      );
-      for (const method of methods) {
-        if (route.auth === 'none') {
-          Validations.of(method).acknowledge({
-            id: 'AwsSolutions-APIG4',
-            reason: `${routeId(route)} is public by the contract: it is how a caller gets a token, or a health check`,
-          });
-        }
-      }
-      this.deployedRoutes.push({ route, function: fn, methods });
+      this.areas.push(serviceArea);
+      this.deployedRoutes.push(...serviceArea.deployedRoutes);
+      this.jobFunctions.push(...serviceArea.jobFunctions);
     }
     this.acknowledgeApiFindings();
 
@@ -266,28 +239,6 @@ export class ServiceStack extends Stack {
         version: 1,
       },
     });
-
-    // Scheduled work from the same file as the routes: a function and an EventBridge rule each.
-    for (const job of jobs) {
-      const id = constructIdOf('job', job.name);
-      const needs: Needs = { table: job.table, dynamodb: job.dynamodb, secret: false };
-      const fn = new ServiceFunction(this, id, {
-        ...baseFunction,
-        entry: job.entry,
-        description: `job ${job.name} (${job.schedule})`,
-        memorySize: SMALL_MEMORY_MB,
-        timeout: Duration.seconds(job.timeoutSeconds),
-        environment: functionEnvironment(needs),
-      });
-      grantNeeds(this, `job ${job.name}`, fn.role, needs, targets);
-      new Rule(this, `${id}Schedule`, {
-        description: `Runs job ${job.name}`,
-        schedule: Schedule.expression(job.schedule),
-        // A missed run is retried; the jobs are idempotent and the next run catches up anyway.
-        targets: [new LambdaFunction(fn.function, { retryAttempts: 2 })],
-      });
-      this.jobFunctions.push(fn);
-    }
 
     if (settings.waf) {
       const waf = new CodeRateLimitWaf(this, 'CodeRateLimit', {
@@ -310,7 +261,6 @@ export class ServiceStack extends Stack {
       namespace: `CaptioningApi/${settings.stage}`,
       api: this.api,
       accessLogs,
-      functions: [...this.deployedRoutes.map((deployed) => deployed.function), ...this.jobFunctions],
       codeSenders: this.deployedRoutes.filter((deployed) => deployed.route.sender).map((deployed) => deployed.function),
       alarmTopicArn: settings.alarmTopicArn,
     });
@@ -324,7 +274,7 @@ export class ServiceStack extends Stack {
       api: this.api,
       table: this.table,
       functions: [...this.deployedRoutes.map((deployed) => deployed.function), this.authorizerFunction, ...this.jobFunctions],
-      alarms: [...operations.alarms, ...business.alarms],
+      alarms: [...operations.alarms, ...business.alarms, ...this.areas.flatMap((area) => area.alarms)],
     });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard of this stage' });
 
@@ -344,10 +294,6 @@ export class ServiceStack extends Stack {
         id: 'AwsSolutions-APIG2',
         reason:
           'Requests are validated in every handler with zod (shared/http/endpoint.ts) so that errors carry the contract body and details; a gateway model would answer in another shape',
-      },
-      {
-        id: 'AwsSolutions-COG4',
-        reason: "Authentication is the contract's own HS256 JWT checked by a Lambda TOKEN authorizer; there is no Cognito user pool",
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -423,9 +369,10 @@ function projection(type: string | undefined): ProjectionType {
 export const STACK_NAME_PREFIX = 'CaptioningService';
 
 /** The app: one stack for the stage named in context, checked by cdk-nag's AWS Solutions rules. */
-export function addServiceStack(app: App): ServiceStack {
+export function addServiceStack(app: App, tables: Pick<ServiceStackProps, 'routes' | 'jobs'> = {}): ServiceStack {
   const settings = readStageSettings(app.node);
   const stack = new ServiceStack(app, `${STACK_NAME_PREFIX}-${settings.stage}`, {
+    ...tables,
     settings,
     description: `Captioning account service: API, functions, table and secret (${settings.stage})`,
     terminationProtection: settings.stage === 'prod',

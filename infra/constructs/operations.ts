@@ -45,16 +45,14 @@ export interface OperationsProps {
   namespace: string;
   api: RestApi;
   accessLogs: ILogGroup;
-  /** Route and job functions (not the authorizer: a refused token is a Lambda error there). */
-  functions: ServiceFunction[];
   /** Functions that send codes: their `sms limit reached` log lines become the SmsLimitReached metric. */
   codeSenders: ServiceFunction[];
   alarmTopicArn?: string;
 }
 
 /**
- * The alarms an on-call person needs: API 5xx rate, throttling, authorizer failures and every
- * route and job function's errors. 429s and authorizer failures are counted from the access log, where
+ * The API's alarms an on-call person needs: 5xx rate, throttling, authorizer failures, the SMS
+ * circuit breaker (each function's error alarm sits with the function: FunctionErrorAlarms). 429s and authorizer failures are counted from the access log, where
  * API Gateway records them precisely: its own metrics lump 429 into 4XXError, and a refused token
  * counts as an authorizer function "error" (it must throw "Unauthorized"), which is no fault.
  */
@@ -143,18 +141,40 @@ export class Operations extends Construct {
       );
     }
 
-    for (const fn of props.functions) {
-      alarm(
-        `${fn.node.id}Errors`,
-        fn.function.metricErrors({ statistic: 'Sum', period }),
-        1,
-        `${fn.description}: the function crashed or timed out (handled errors are answers, not Lambda errors)`,
-      );
-    }
+    notify(this, this.alarms, props.alarmTopicArn);
+  }
+}
 
-    if (props.alarmTopicArn) {
-      const action = new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));
-      for (const created of this.alarms) created.addAlarmAction(action);
-    }
+function notify(scope: Construct, alarms: Alarm[], alarmTopicArn: string | undefined): void {
+  if (!alarmTopicArn) return;
+  const action = new SnsAction(Topic.fromTopicArn(scope, 'AlarmTopic', alarmTopicArn));
+  for (const created of alarms) created.addAlarmAction(action);
+}
+
+export interface FunctionErrorAlarmsProps {
+  /** Route and job functions (not the authorizer: a refused token is a Lambda error there). */
+  functions: ServiceFunction[];
+  alarmTopicArn?: string;
+}
+
+/** One alarm per function on its Lambda errors, in the stack that holds the functions. */
+export class FunctionErrorAlarms extends Construct {
+  readonly alarms: Alarm[];
+
+  constructor(scope: Construct, id: string, props: FunctionErrorAlarmsProps) {
+    super(scope, id);
+    const period = Duration.minutes(5);
+    this.alarms = props.functions.map(
+      (fn) =>
+        new Alarm(this, `${fn.node.id}Errors`, {
+          metric: fn.function.metricErrors({ statistic: 'Sum', period }),
+          threshold: 1,
+          evaluationPeriods: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+          alarmDescription: `${fn.description}: the function crashed or timed out (handled errors are answers, not Lambda errors)`,
+        }),
+    );
+    notify(this, this.alarms, props.alarmTopicArn);
   }
 }

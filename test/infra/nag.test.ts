@@ -62,8 +62,21 @@ describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context)
     }
   });
 
-  it('has no error annotation from CDK itself', () => {
+  it('has no error annotation from CDK itself, in the parent or any area stack', () => {
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
+    // The nested stacks are no artifacts of their own: their constructs' annotations, read directly.
+    expect(stack.areas.length).toBeGreaterThan(0);
+    const errors = stack.areas.flatMap((area) =>
+      area.node.findAll().flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === 'aws:cdk:error').map((entry) => `${construct.node.path}: ${String(entry.data)}`)),
+    );
+    expect(errors).toEqual([]);
+  });
+
+  it('checks the area stacks too: a finding in a nested stack fails the synthesis', () => {
+    const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [] } });
+    const parent = addServiceStack(app);
+    new Secret(parent.areas[0]!, 'Unacknowledged');
+    expect(() => app.synth()).toThrow(/AwsSolutions-SMG4/);
   });
 });
 

@@ -121,6 +121,12 @@ describe('the dashboard', () => {
   });
 });
 
-it('the stack stays clear of the CloudFormation resource limit with the alarms and the dashboard', () => {
-  expect(Object.keys(synth({ waf: true, alarmTopicArn: TOPIC }).resources).length).toBeLessThan(450);
+it('every stack stays clear of the CloudFormation resource limit with the alarms and the dashboard', () => {
+  const synthesized = synth({ waf: true, alarmTopicArn: TOPIC });
+  expect(synthesized.stacks.length).toBe(synthesized.stack.areas.length + 1);
+  for (const template of synthesized.stacks) expect(Object.keys(template.json.Resources).length, template.stack.node.id).toBeLessThan(450);
+  // Every alarm of every stack, the area stacks' error alarms included, notifies the topic.
+  const alarms = synthesized.stacks.flatMap((template) => ofType(template.json.Resources, 'AWS::CloudWatch::Alarm'));
+  expect(alarms).toHaveLength(ofType(synthesized.resources, 'AWS::CloudWatch::Alarm').length);
+  for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toEqual([TOPIC]);
 });

@@ -1,32 +1,91 @@
 import { App } from 'aws-cdk-lib';
+import type { NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { addServiceStack } from '../../infra/stack';
-import type { ServiceStack } from '../../infra/stack';
+import type { ServiceStack, ServiceStackProps } from '../../infra/stack';
 
 export type Resource = { Type: string; Properties?: any; DeletionPolicy?: string; UpdateReplacePolicy?: string; DependsOn?: unknown };
 export type Statement = { Effect: 'Allow' | 'Deny'; Action: string | string[]; Resource?: unknown; NotResource?: unknown; Condition?: any };
 
+/** One CloudFormation template of the app: the parent stack's or a nested (area) stack's. */
+export interface StackTemplate {
+  stack: Stack;
+  /** The stack's own template, as CloudFormation deploys it. */
+  json: { Resources: Record<string, Resource>; Parameters?: Record<string, unknown>; Outputs?: Record<string, unknown> };
+}
+
 export interface Synthesized {
   app: App;
   stack: ServiceStack;
+  /** The parent and every nested stack, each on its own. */
+  stacks: StackTemplate[];
+  /** The whole service as one template (see `flatten`): what the assertions read. */
   template: Template;
   assembly: CloudAssembly;
+  /** Every resource of every stack, cross-stack references resolved to the logical ids they name. */
   resources: Record<string, Resource>;
 }
 
 /**
  * Synthesizes the app as `cdk synth -c ...` would. `bundle: false` skips esbuild (CDK's
- * `aws:cdk:bundling-stacks`) for tests that only read settings from the template.
+ * `aws:cdk:bundling-stacks`) for tests that only read settings from the template. `tables` replaces
+ * the route table or the jobs (to measure what more routes would cost).
  */
-export function synthesize(context: Record<string, unknown> = {}, options: { bundle?: boolean } = {}): Synthesized {
+export function synthesize(
+  context: Record<string, unknown> = {},
+  options: { bundle?: boolean; tables?: Pick<ServiceStackProps, 'routes' | 'jobs'> } = {},
+): Synthesized {
   const app = new App({
     context: { stage: 'dev', ...context, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
   });
-  const stack = addServiceStack(app);
-  const template = Template.fromStack(stack);
+  const stack = addServiceStack(app, options.tables);
+  const stacks: StackTemplate[] = [stack, ...stack.areas].map((each) => ({ stack: each, json: Template.fromStack(each).toJSON() as StackTemplate['json'] }));
   const assembly = app.synth();
-  return { app, stack, template, assembly, resources: template.toJSON().Resources };
+  const flat = flatten(stack, stack.areas, stacks);
+  return { app, stack, stacks, template: Template.fromJSON(flat), assembly, resources: flat.Resources };
+}
+
+/**
+ * The parent and its nested stacks as one template, so that every assertion written for the single
+ * stack reads the same across stacks: a nested stack's parameter becomes the value the parent passes
+ * (`{Ref: Table}`), a parent's `Fn::GetAtt [<nested>, Outputs.X]` becomes the nested output's value
+ * (`{Ref: <function>}`); the AWS::CloudFormation::Stack resources themselves are left out. Fails
+ * on a logical id used in two stacks, which would make the view ambiguous.
+ */
+function flatten(parent: Stack, nested: readonly NestedStack[], stacks: StackTemplate[]): StackTemplate['json'] {
+  const [parentTemplate, ...nestedTemplates] = stacks.map((each) => each.json);
+  const nestedIds = nested.map((each) => parent.resolve((each.nestedStackResource as { logicalId: string }).logicalId) as string);
+  const rewrite = (value: unknown, replace: (node: any) => unknown): unknown => {
+    if (Array.isArray(value)) return value.map((item) => rewrite(item, replace));
+    if (value && typeof value === 'object') {
+      const replaced = replace(value);
+      if (replaced !== undefined) return replaced;
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, rewrite(item, replace)]));
+    }
+    return value;
+  };
+  const resolvedNested = nestedTemplates.map((template, index) => {
+    const passed: Record<string, unknown> = parentTemplate!.Resources[nestedIds[index]!]!.Properties?.Parameters ?? {};
+    return rewrite(template, (node) => (typeof node.Ref === 'string' && node.Ref in passed ? passed[node.Ref] : undefined)) as StackTemplate['json'];
+  });
+  const outputOf = (node: any) => {
+    const getAtt = node['Fn::GetAtt'];
+    if (!Array.isArray(getAtt) || typeof getAtt[1] !== 'string' || !getAtt[1].startsWith('Outputs.')) return undefined;
+    const index = nestedIds.indexOf(getAtt[0]);
+    if (index < 0) return undefined;
+    return (resolvedNested[index]!.Outputs as Record<string, { Value: unknown }>)[getAtt[1].slice('Outputs.'.length)]!.Value;
+  };
+  const resolvedParent = rewrite(parentTemplate, outputOf) as StackTemplate['json'];
+  const resources: Record<string, Resource> = {};
+  for (const template of [resolvedParent, ...resolvedNested]) {
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (resource.Type === 'AWS::CloudFormation::Stack') continue;
+      if (id in resources) throw new Error(`Logical id ${id} is used in two stacks`);
+      resources[id] = resource;
+    }
+  }
+  return { ...resolvedParent, Resources: resources };
 }
 
 export const ofType = (resources: Record<string, Resource>, type: string): [string, Resource][] =>
