@@ -2,7 +2,6 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations } from 'aw
 import type { App, StackProps } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
-  AuthorizationType,
   Cors,
   EndpointType,
   IdentitySource,
