@@ -15,7 +15,7 @@ const classicZod = ['zod', 'zod/v4', 'zod/v4/classic', 'zod/v3'].map((name) => (
 }));
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'dist/', 'client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -75,8 +75,18 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // The client package runs unchanged on Node, in browsers and in React Native: fetch only, no
+    // Node built-ins, no Node globals.
+    files: ['client/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'url', 'os', 'buffer', 'stream', 'zlib'], message: 'The client runs in browsers and React Native too: fetch only, no Node built-ins.' }] }],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', '__dirname'],
+    },
+  },
+  {
     // The local server and its scripts talk to a developer on a terminal.
-    files: ['infra/local/**', 'infra/tools/**', 'shared/logging/**', 'test/bench/**'],
+    files: ['infra/local/**', 'infra/tools/**', 'shared/logging/**', 'test/bench/**', 'client/scripts/**'],
     rules: { 'no-console': 'off' },
   },
 );

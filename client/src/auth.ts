@@ -1,0 +1,89 @@
+import type { ClientContext } from './context';
+import type { paths } from './generated/api';
+import { needsRefresh } from './session';
+import type { TokenAnswer } from './session';
+import { dataOf } from './transport';
+
+type Body<P extends keyof paths> = paths[P] extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never;
+
+/** The timer's wait after a failed refresh: offline for a while should not mean a refresh a second. */
+const RETRY_AFTER_FAILURE_MS = 30_000;
+
+/**
+ * Signing in and out, and keeping the session fresh. Each sign-in takes its endpoint's JSON body
+ * and stores the session before it returns.
+ */
+export function authArea(context: ClientContext) {
+  const { api, session, clientName } = context;
+  const named = <B extends object>(body: B): B => (clientName && !('clientName' in body) ? { ...body, clientName } : body);
+  async function signIn<T extends TokenAnswer>(call: (sentAt: number) => Promise<T>): Promise<T> {
+    const sentAt = Date.now();
+    const answer = await call(sentAt);
+    await session.start(answer, sentAt);
+    return answer;
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running = false;
+  /** Refreshes when due, then sets the timer for the next time it will be due. */
+  async function check(): Promise<void> {
+    let wait = RETRY_AFTER_FAILURE_MS;
+    try {
+      await session.accessToken();
+      const current = await session.stored();
+      if (!current) return stopAutoRefresh();
+      if (needsRefresh(current)) throw new Error('refresh failed');
+      wait = current.expiresAt - Math.min(60_000, current.lifetimeMs / 2) - Date.now() + 100;
+    } catch (error) {
+      if ((error as Error).name === 'SignedOutError') return stopAutoRefresh();
+    }
+    if (!running) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void check(), Math.max(1000, wait));
+    (timer as { unref?: () => void }).unref?.();
+  }
+  function stopAutoRefresh(): void {
+    running = false;
+    clearTimeout(timer);
+    timer = undefined;
+  }
+
+  return {
+    /** Sends a code by e-mail or SMS: `{type: 'email' | 'sms', target}`. */
+    sendCode: (body: Body<'/verify-code/send'>) => dataOf(api.POST('/verify-code/send', { body })),
+    /** Signs in with the code: `{target, verifyCode}`. */
+    verifyCode: (body: Body<'/verify-code/verify'>) => signIn(() => dataOf(api.POST('/verify-code/verify', { body: named(body) }))),
+    /** Signs in with a password: `{email | phone, password}`. */
+    login: (body: Body<'/auth/login'>) => signIn(() => dataOf(api.POST('/auth/login', { body: named(body) }))),
+    /** Creates a password account with a code: `{email | phone, verifyCode, password}`; then log in. */
+    register: (body: Body<'/auth/register'>) => dataOf(api.POST('/auth/register', { body })),
+    /** True while a session is stored (it may still be ended by the service). */
+    isSignedIn: async () => (await session.stored()) !== undefined,
+    /**
+     * Sends the queued events, ends the session on the service (with its refresh token), and
+     * forgets it here even when the service cannot be reached.
+     */
+    async logout(): Promise<void> {
+      stopAutoRefresh();
+      const current = await session.stored();
+      if (current) {
+        await context.events?.flush().catch(() => undefined);
+        await api.POST('/auth/logout', { body: { refreshToken: current.refreshToken } }).catch(() => undefined);
+      }
+      await session.forget();
+    },
+    /**
+     * Refreshes now if due, then keeps refreshing before expiry while the app is in front. Call it
+     * when the app becomes active (React Native AppState, the page's visibilitychange): a timer
+     * does not fire while the phone sleeps, so this check is what counts.
+     */
+    startAutoRefresh(): Promise<void> {
+      running = true;
+      return check();
+    },
+    /** Stops the timer (the app went to the background). */
+    stopAutoRefresh,
+  };
+}
+
+export type Auth = ReturnType<typeof authArea>;

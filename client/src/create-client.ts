@@ -1,0 +1,65 @@
+import { authArea } from './auth';
+import type { ClientContext } from './context';
+import { eventsArea } from './events';
+import type { EventOptions } from './events';
+import { keyJournal } from './idempotency';
+import { retryPolicy } from './retry';
+import type { Fetch, RetryOptions } from './retry';
+import { Session } from './session';
+import { STORAGE_KEYS, memoryStorage } from './storage';
+import type { Storage } from './storage';
+import { createTransport } from './transport';
+import { transcriptionsArea } from './transcriptions';
+import { usersArea } from './users';
+
+export interface ClientOptions {
+  /** The service root: `http://localhost:8080`, or the stack's `ApiUrl` output. The client adds `/api`. */
+  baseUrl: string;
+  /** Where the session, the event queue and unconfirmed saves' keys live (default: memory only). */
+  storage?: Storage;
+  /** The platform's fetch unless given (a test's, one with a certificate pin ...). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Names the session in the person's list of sessions (`Pixel 8 · Captions 2.3`). */
+  clientName?: string;
+  /**
+   * Called once when the service ended the session (`SESSION_ENDED`, `REFRESH_TOKEN_EXPIRED`,
+   * `REFRESH_TOKEN_INVALID`): storage is cleared and later calls throw SignedOutError. Show the
+   * sign-in screen.
+   */
+  onSignedOut?: (reason: string) => void;
+  retry?: RetryOptions;
+  events?: EventOptions;
+}
+
+/** The app's client of the service. */
+export function createClient(options: ClientOptions) {
+  const storage = options.storage ?? memoryStorage();
+  const fetch: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const policy = retryPolicy(options.retry);
+  const journal = keyJournal(storage);
+  const clearOthers = async () => {
+    await storage.remove(STORAGE_KEYS.events);
+    await storage.remove(STORAGE_KEYS.idempotency);
+  };
+  // The refresh goes through the same retries, never through the token logic it serves.
+  const session: Session = new Session(
+    storage,
+    (refreshToken) => transport.api.POST('/auth/token/refresh', { body: { refreshToken } }),
+    options.onSignedOut,
+    clearOthers,
+  );
+  const transport = createTransport(options.baseUrl, fetch, session, journal, policy);
+  const context: ClientContext = { api: transport.api, session, storage, clientName: options.clientName };
+  const events = eventsArea(context, options.events);
+  context.events = events;
+  return {
+    /** Every operation of the API, typed from its OpenAPI document (openapi-fetch), with the client's tokens and retries. */
+    api: transport.api,
+    auth: authArea(context),
+    users: usersArea(context),
+    transcriptions: transcriptionsArea(context),
+    events,
+  };
+}
+
+export type CaptioningClient = ReturnType<typeof createClient>;

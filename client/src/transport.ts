@@ -1,0 +1,70 @@
+import createFetchClient from 'openapi-fetch';
+import type { Client } from 'openapi-fetch';
+import { apiErrorOf } from './errors';
+import { IDEMPOTENT_POSTS, PUBLIC_OPERATIONS } from './generated/operations';
+import type { paths } from './generated/api';
+import type { KeyJournal } from './idempotency';
+import { sendWithRetries } from './retry';
+import type { Fetch, RetryPolicy } from './retry';
+import type { Session } from './session';
+
+export type Api = Client<paths>;
+
+const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/]+/i;
+
+/** `/transcriptions/{id}` matches `/transcriptions/42`. */
+const matches = (template: string, path: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path);
+
+/**
+ * The fetch every request of the client goes through, `client.api` included: the Bearer token
+ * (refreshed first when close to expiry; after a 401 one refresh and one retry with the same body),
+ * the retries of retry.ts, and an Idempotency-Key for each logical POST that takes one (the
+ * caller's key wins), kept across retries, the 401 retry and a replay after a restart.
+ */
+export function createTransport(baseUrl: string, fetch: Fetch, session: Session, journal: KeyJournal, policy: RetryPolicy): { api: Api; send: (request: Request) => Promise<Response> } {
+  const apiBase = `${baseUrl.replace(/\/+$/, '')}/api`;
+  const basePath = apiBase.replace(ORIGIN, '');
+
+  async function send(request: Request): Promise<Response> {
+    const method = request.method.toUpperCase();
+    const path = (request.url.replace(ORIGIN, '').split('?')[0] ?? '').slice(basePath.length);
+    const isPublic = PUBLIC_OPERATIONS.some((operation) => operation.startsWith(`${method} `) && matches(operation.slice(method.length + 1), path));
+    const idempotent = method === 'POST' && IDEMPOTENT_POSTS.some((template) => matches(template, path));
+    const headers = new Headers(request.headers);
+    const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
+    const logical = `${method} ${path} ${body ?? ''}`;
+    const journaled = idempotent && !headers.has('Idempotency-Key');
+    if (journaled) headers.set('Idempotency-Key', await journal.keyFor(logical));
+    // The refresh may be sent again: within the grace window the service answers the same next token.
+    const repeatable = method !== 'POST' || idempotent || path === '/auth/token/refresh';
+    const init: RequestInit = { method, headers, body, signal: request.signal };
+    const go = () => sendWithRetries(fetch, request.url, init, repeatable, policy);
+
+    let response: Response;
+    if (isPublic) response = await go();
+    else {
+      let token = await session.accessToken();
+      headers.set('Authorization', `Bearer ${token}`);
+      response = await go();
+      if (response.status === 401) {
+        await response.text().catch(() => undefined);
+        token = await session.afterUnauthorized(token);
+        headers.set('Authorization', `Bearer ${token}`);
+        response = await go();
+      }
+    }
+    // Stored, or refused for a reason a repeat would meet again: the next such POST is a new one.
+    if (journaled && response.status < 500 && ![401, 408, 429].includes(response.status)) await journal.settle(logical);
+    return response;
+  }
+
+  const api = createFetchClient<paths>({ baseUrl: apiBase, fetch: send });
+  return { api, send };
+}
+
+/** An operation's data, or its error as an ApiError. */
+export async function dataOf<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw await apiErrorOf(response, error ?? null);
+  return data as T;
+}
