@@ -89,19 +89,27 @@ export function eventsArea({ api, storage }: ClientContext, options: EventOption
           params: { header: { 'Idempotency-Key': batch.key } },
         });
         const key = batch.key;
-        const count = batch.events.length;
-        if (response.ok) sent += count;
-        else if (response.status !== 400 && response.status !== 422) throw await apiErrorOf(response, error ?? null);
-        else {
-          // Invalid as sent: sending it again would be refused again. Dropped, and reported.
-          const refusal = await apiErrorOf(response, error ?? null);
+        if (response.ok) {
+          sent += batch.events.length;
           await change((state) => {
-            state.dropped.invalid += count;
-            state.lastRefusal = { status: refusal.status, error: refusal.error, message: refusal.message, events: count };
+            if (state.batch?.key === key) delete state.batch;
           });
+          continue;
         }
+        const refusal = await apiErrorOf(response, error ?? null);
+        if (response.status !== 400 && response.status !== 422) throw refusal;
+        // Invalid as sent: sending it again would be refused again. The events the answer names
+        // (`details`: body.events.<i>...) are dropped and reported; the others of the batch, which
+        // the service did not store either, go back to the head of the queue.
+        const named = new Set((refusal.details ?? []).map((detail) => /^body\.events\.(\d+)/.exec(detail.path)?.[1]).filter((index) => index !== undefined).map(Number));
+        const keep = named.size > 0 ? batch.events.filter((_, index) => !named.has(index)) : [];
+        const dropped = batch.events.length - keep.length;
         await change((state) => {
-          if (state.batch?.key === key) delete state.batch;
+          if (state.batch?.key !== key) return;
+          delete state.batch;
+          state.events.unshift(...keep);
+          state.dropped.invalid += dropped;
+          state.lastRefusal = { status: refusal.status, error: refusal.error, message: refusal.message, events: dropped };
         });
       } catch (error) {
         // Offline, the service unavailable, or signed out: the batch waits, with its key.

@@ -44,7 +44,7 @@ describe('the client keeps a person signed in', () => {
   });
 
   it('after a 401 refreshes once and retries once with the same body, and never loops', async () => {
-    const { client, storage } = await signedInClient(api, proxy.url);
+    const { storage } = await signedInClient(api, proxy.url);
     // The stored token is refused by the service though it looks valid here (a key rotation, say).
     const stored = JSON.parse((await storage.get(STORAGE_KEYS.session))!);
     await storage.set(STORAGE_KEYS.session, JSON.stringify({ ...stored, token: `${stored.token.slice(0, -4)}AAAA` }));
