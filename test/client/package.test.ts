@@ -22,7 +22,7 @@ describe('the client package', () => {
   it(`is at most ${SIZE_BUDGET_BYTES / 1024} KB minified and gzipped, openapi-fetch included, and uses no Node built-in`, async () => {
     // platform neutral: an import of a Node built-in fails this build.
     const result = await build(standaloneBundle);
-    const code = result.outputFiles[0]!.contents;
+    const code = result.outputFiles![0]!.contents;
     const gzipped = gzipSync(code, { level: 9 }).length;
     expect(gzipped).toBeLessThanOrEqual(SIZE_BUDGET_BYTES);
   });
