@@ -127,12 +127,14 @@ export function eventsArea({ api, storage }: ClientContext, options: EventOption
 
   return {
     /**
-     * Queues an event with the time it happened; sends the queue by itself once a batch's worth
-     * (50) is waiting.
+     * Queues an event with the time it happened (now, or `occurredAt`: a choice made on the
+     * glasses while the phone was away); sends the queue by itself once a batch's worth (50) is
+     * waiting.
      */
-    async track(eventType: EventType, eventValue: string): Promise<void> {
+    async track(eventType: EventType, eventValue: string, options: { occurredAt?: Date | string } = {}): Promise<void> {
+      const occurredAt = isoSeconds(options.occurredAt === undefined ? new Date() : new Date(options.occurredAt));
       const waiting = await change((state) => {
-        state.events.push({ eventType, eventValue, occurredAt: isoSeconds(new Date()) });
+        state.events.push({ eventType, eventValue, occurredAt });
         const over = state.events.length + (state.batch?.events.length ?? 0) - maxQueued;
         if (over > 0) {
           state.events.splice(0, over);

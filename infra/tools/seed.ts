@@ -3,10 +3,11 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GeneralEventType } from '../../shared/behavior/event-types';
 import { DEV_NOW_HEADER } from '../local/server';
+import { ApiError, createClient } from '../../client/src/index';
 
 /**
- * `npm run seed`: a demo account with a month of realistic use, written through the real API of a
- * running local server (`npm start`, http://localhost:8080 or PORT; API_URL overrides): devices,
+ * `npm run seed`: a demo account with a month of realistic use, written through the app's client
+ * (client/) to the real API of a running local server (`npm start`, http://localhost:8080 or PORT; API_URL overrides): devices,
  * transcription records and behavior events, each at its moment in the past (the local server's
  * `X-Dev-Now` header), then prints how to sign in. The data is the same on every run (a seeded
  * random sequence); running it again on a kept database (DATA_DIR) changes nothing.
@@ -15,16 +16,6 @@ export const DEMO_EMAIL = 'demo@example.com';
 export const DEMO_PASSWORD = 'caption-demo-2026';
 const DAYS = 30;
 const DAY_MS = 86_400_000;
-
-/** Our own API's JSON answers, trusted by their status like any client of it would. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-interface Answer {
-  status: number;
-  body: Json;
-  headers: Headers;
-}
 
 export interface SeedSummary {
   created: boolean;
@@ -146,28 +137,48 @@ const CHOICES = [
 
 export class SeedError extends Error {}
 
+/** An API answer's data, or the seed stops saying what failed. */
+async function ok<T>(what: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (!response.ok) throw new SeedError(`${what} failed: ${response.status} ${JSON.stringify(error)}`);
+  return data as T;
+}
+
+/** A client call's data, or the seed stops saying what failed. */
+async function done<T>(what: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw new SeedError(`${what} failed: ${error instanceof ApiError ? `${error.status} ${error.error}: ${error.message}` : (error as Error).message}`);
+  }
+}
+
+/**
+ * Writes the demo month through the app's client (client/): its sign-in, its saves with
+ * Idempotency-Keys, its event queue, `client.api` for the rest. A fetch of its own adds
+ * `X-Dev-Now`, so each request happens at its moment of the month.
+ */
 export async function seedDemo(baseUrl: string, log: (line: string) => void = console.log): Promise<SeedSummary> {
   const base = baseUrl.replace(/\/$/, '');
-
-  async function call(method: string, path: string, options: { body?: unknown; token?: string; at?: Date; key?: string } = {}): Promise<Answer> {
-    const headers: Record<string, string> = {};
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    if (options.at) headers[DEV_NOW_HEADER] = options.at.toISOString();
-    if (options.key) headers['idempotency-key'] = options.key;
-    let response: Response;
+  /** The moment the next requests happen at (undefined: now). */
+  let moment: Date | undefined;
+  const client = createClient({
+    baseUrl: base,
+    clientName: 'npm run seed',
+    retry: { attempts: 2 },
+    fetch: (input, init) => {
+      const headers = new Headers(init.headers);
+      if (moment) headers.set(DEV_NOW_HEADER, moment.toISOString());
+      return fetch(input, { ...init, headers });
+    },
+  });
+  async function at<T>(when: Date | undefined, work: () => Promise<T>): Promise<T> {
+    moment = when;
     try {
-      response = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-    } catch (error) {
-      throw new SeedError(`No API answers at ${base} (${(error as Error).cause ?? (error as Error).message}). Start it with \`npm start\`, then run \`npm run seed\`.`);
+      return await work();
+    } finally {
+      moment = undefined;
     }
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-  }
-  async function expectOk(what: string, answer: Promise<Answer>): Promise<Json> {
-    const { status, body } = await answer;
-    if (status !== 200) throw new SeedError(`${what} failed: ${status} ${JSON.stringify(body)}`);
-    return body;
   }
 
   /**
@@ -175,81 +186,94 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
    * later time (a code requested today, before a seed dated a month back) holds the cooldown for
    * a month: then the code is sent now, which works as well.
    */
-  async function code(at?: Date): Promise<string> {
-    let when = at;
+  async function code(when?: Date): Promise<string> {
+    let sendAt = when;
     for (;;) {
-      const sent = await call('POST', '/api/verify-code/send', { body: { type: 'email', target: DEMO_EMAIL }, ...(when ? { at: when } : {}) });
-      if (sent.status === 200) break;
-      if (sent.body?.error !== 'CODE_COOLDOWN') throw new SeedError(`Sending a code failed: ${sent.status} ${JSON.stringify(sent.body)}`);
-      if (when && sent.body.retryAfterSeconds > 120) {
-        when = undefined;
+      const refusal = await at(sendAt, () => client.auth.sendCode({ type: 'email', target: DEMO_EMAIL })).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (!refusal) break;
+      if (!(refusal instanceof ApiError) || refusal.error !== 'CODE_COOLDOWN') throw new SeedError(`Sending a code failed: ${(refusal as Error).message}`);
+      const wait = refusal.retryAfterSeconds ?? 60;
+      if (sendAt && wait > 120) {
+        sendAt = undefined;
         continue;
       }
-      log(`  waiting ${sent.body.retryAfterSeconds} s for the code cooldown...`);
-      await new Promise((done) => setTimeout(done, sent.body.retryAfterSeconds * 1000));
+      log(`  waiting ${wait} s for the code cooldown...`);
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
     }
-    const outbox = await call('GET', `/dev/outbox?target=${encodeURIComponent(DEMO_EMAIL)}`);
+    // The dev outbox is the local server's, not an operation of the API: plain fetch.
+    const outbox = await fetch(`${base}/dev/outbox?target=${encodeURIComponent(DEMO_EMAIL)}`);
     if (outbox.status !== 200) throw new SeedError(`${base} has no dev outbox (${outbox.status}): seed a local server (npm start), not a deployed API.`);
-    return outbox.body[0].code as string;
+    return ((await outbox.json()) as { code: string }[])[0]!.code;
   }
 
-  await expectOk(`GET ${base}/api/health`, call('GET', '/api/health'));
+  try {
+    await client.api.GET('/health');
+  } catch (error) {
+    throw new SeedError(`No API answers at ${base} (${(error as Error).message}). Start it with \`npm start\`, then run \`npm run seed\`.`);
+  }
   const now = new Date();
   const startOfToday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const dayStart = (daysAgo: number) => startOfToday - daysAgo * DAY_MS;
   const firstDay = new Date(dayStart(DAYS - 1) + 6 * 3_600_000);
-  const logIn = (at?: Date) => call('POST', '/api/auth/login', { body: { email: DEMO_EMAIL, password: DEMO_PASSWORD }, ...(at ? { at } : {}) });
+  const logIn = (when?: Date) => at(when, () => client.auth.login({ email: DEMO_EMAIL, password: DEMO_PASSWORD }));
 
   // A demo account with its data (a second run on a kept database) is left as it is.
   let created = false;
-  let login = await logIn();
-  if (login.status === 200) {
-    const existing = await expectOk('Reading records', call('GET', '/api/transcriptions?limit=1', { token: login.body.token }));
-    if (existing.length > 0) {
+  const existing = await logIn().then(
+    (session) => session,
+    () => undefined,
+  );
+  if (existing) {
+    const records = await ok('Reading records', client.api.GET('/transcriptions', { params: { query: { limit: 1 } } }));
+    if (records.length > 0) {
       log('The demo account already has its data; nothing written.');
-      return summary(false, login.body.token, login.body.userId);
+      return summary(false, existing.userId);
     }
   } else {
     // Registered with a password a month ago; an account of that e-mail without it gets the demo password.
-    const registered = await call('POST', '/api/auth/register', {
-      body: { email: DEMO_EMAIL, verifyCode: await code(firstDay), password: DEMO_PASSWORD },
-      at: firstDay,
-    });
-    created = registered.status === 200;
+    const verifyCode = await code(firstDay);
+    const registered = await at(firstDay, () => client.auth.register({ email: DEMO_EMAIL, verifyCode, password: DEMO_PASSWORD })).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    created = registered === undefined;
     if (!created) {
-      if (registered.body?.error !== 'ACCOUNT_EXISTS') throw new SeedError(`Registering failed: ${registered.status} ${JSON.stringify(registered.body)}`);
+      if (!(registered instanceof ApiError) || registered.error !== 'ACCOUNT_EXISTS') throw new SeedError(`Registering failed: ${(registered as Error).message}`);
       log('An account of the demo e-mail exists without the demo password: setting it.');
-      await expectOk('Password reset', call('POST', '/api/auth/password/reset', { body: { target: DEMO_EMAIL, verifyCode: await code(), newPassword: DEMO_PASSWORD } }));
+      const resetCode = await code();
+      await ok('Password reset', client.api.POST('/auth/password/reset', { body: { target: DEMO_EMAIL, verifyCode: resetCode, newPassword: DEMO_PASSWORD } }));
     }
-    login = await logIn();
   }
-  const session = await expectOk('Login', Promise.resolve(login));
+  const session = await done('Login', logIn());
   // The demo user lives in Beijing: usage counts by the calendar days there, codes come in Chinese.
-  await expectOk('Setting the time zone', call('PATCH', '/api/users/me', { body: { timeZone: 'Asia/Shanghai', locale: 'zh-CN' }, token: session.token }));
+  await ok('Setting the time zone', client.api.PATCH('/users/me', { body: { timeZone: 'Asia/Shanghai', locale: 'zh-CN' } }));
 
   log(`Writing a month of demo data for ${DEMO_EMAIL} to ${base} ...`);
   const rng = random(20260129);
   let saved = 0;
   for (let daysAgo = DAYS - 1; daysAgo >= 0; daysAgo--) {
     const day = dayStart(daysAgo);
-    const at = (hours: number, minutes = rng.int(0, 59)) => new Date(day + hours * 3_600_000 + minutes * 60_000);
-    const morning = at(rng.int(7, 8));
+    const time = (hours: number, minutes = rng.int(0, 59)) => new Date(day + hours * 3_600_000 + minutes * 60_000);
+    const morning = time(rng.int(7, 8));
     if (morning.getTime() > now.getTime()) break;
     // The app signs in in the morning (tokens live a day) and reports where.
-    const token = (await expectOk('Login', logIn(morning))).token as string;
+    await done('Login', logIn(morning));
     const location = daysAgo >= 9 && daysAgo <= 11 ? 'Beijing, China' : rng.pick(LOCATIONS);
-    await expectOk('Login event', call('POST', '/api/behavior/login', { body: { location }, token, at: morning, key: `seed-login-${daysAgo}` }));
+    await at(morning, () => ok('Login event', client.api.POST('/behavior/login', { body: { location }, params: { header: { 'Idempotency-Key': `seed-login-${daysAgo}` } } })));
 
     for (const device of DEVICES.filter((candidate) => candidate.day === daysAgo)) {
       const { day: _day, ...body } = device;
-      await expectOk('Binding a device', call('POST', '/api/devices', { body, token, at: morning }));
+      await at(morning, () => ok('Binding a device', client.api.POST('/devices', { body })));
     }
 
     const weekend = [0, 6].includes(new Date(day).getUTCDay());
     const count = weekend ? rng.int(0, 2) : rng.int(1, 3);
     for (let index = 0; index < count; index++) {
-      const moment = at(9 + Math.floor((index * 9) / Math.max(count, 1)) + rng.int(0, 2));
-      if (moment.getTime() > now.getTime()) break;
+      const when = time(9 + Math.floor((index * 9) / Math.max(count, 1)) + rng.int(0, 2));
+      if (when.getTime() > now.getTime()) break;
       const kind = rng.pick(weekend ? RECORDINGS.filter((recording) => recording.minutes[0] >= 15) : RECORDINGS);
       const sentences = [...kind.sentences].sort(() => rng.next() - 0.5).slice(0, rng.int(2, kind.sentences.length));
       const body = {
@@ -258,14 +282,14 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
         language: kind.language,
         durationSeconds: rng.int(kind.minutes[0] * 60, kind.minutes[1] * 60),
       };
-      const record = await expectOk('Saving a record', call('POST', '/api/transcriptions', { body, token, at: moment, key: `seed-record-${daysAgo}-${index}` }));
+      const record = await at(when, () => done('Saving a record', client.transcriptions.create(body, { idempotencyKey: `seed-record-${daysAgo}-${index}` })));
       saved++;
       // Now and then the date goes into the title afterwards, which sets updatedAt.
       if (rng.next() < 0.1) {
-        const later = new Date(moment.getTime() + rng.int(10, 120) * 60_000);
-        const recordTitle = `${body.recordTitle} ${moment.toISOString().slice(5, 10)}`;
+        const later = new Date(when.getTime() + rng.int(10, 120) * 60_000);
+        const recordTitle = `${body.recordTitle} ${when.toISOString().slice(5, 10)}`;
         if (later.getTime() <= now.getTime()) {
-          await expectOk('Editing a record', call('PATCH', `/api/transcriptions/${record.transcriptionRecordId}`, { body: { recordTitle }, token, at: later }));
+          await at(later, () => ok('Editing a record', client.api.PATCH('/transcriptions/{id}', { params: { path: { id: record.transcriptionRecordId } }, body: { recordTitle } })));
         }
       }
     }
@@ -281,35 +305,45 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
         durationSeconds: rng.int(kind.minutes[0] * 60, kind.minutes[1] * 60),
         startedAt: isoSeconds(new Date(day - 3 * 3_600_000 + rng.int(0, 59) * 60_000)),
       };
-      await expectOk('Syncing an offline record', call('POST', '/api/transcriptions', { body, token, at: morning, key: `seed-offline-${daysAgo}` }));
+      await at(morning, () => done('Syncing an offline record', client.transcriptions.create(body, { idempotencyKey: `seed-offline-${daysAgo}` })));
       saved++;
     }
 
-    // Settings change often in the first days, rarely later.
+    // Settings change often in the first days, rarely later. The app queues each choice with its
+    // moment and sends the day's queue in one batch.
     const changes = daysAgo >= DAYS - 4 ? rng.int(2, 4) : rng.next() < 0.3 ? 1 : 0;
+    let last: Date | undefined;
     for (let index = 0; index < changes; index++) {
       const choice = rng.pick(CHOICES);
-      const moment = at(8, 10 + index * 5);
-      if (moment.getTime() > now.getTime()) break;
-      const body = { eventType: choice.eventType, eventValue: rng.pick(choice.values) };
-      await expectOk('Recording an event', call('POST', '/api/behavior/events', { body, token, at: moment, key: `seed-event-${daysAgo}-${index}` }));
+      const when = time(8, 10 + index * 5);
+      if (when.getTime() > now.getTime()) break;
+      await client.events.track(choice.eventType, rng.pick(choice.values), { occurredAt: when });
+      last = when;
+    }
+    if (last) {
+      const flushed = await at(last, () => client.events.flush());
+      if (flushed.error || flushed.count > 0 || flushed.dropped.invalid > 0) {
+        throw new SeedError(`Recording events failed: ${flushed.error?.message ?? JSON.stringify(flushed.lastRefusal ?? flushed)}`);
+      }
     }
   }
   log(`Saved ${saved} transcription records.`);
-  return summary(created, session.token, session.userId);
+  return summary(created, session.userId);
 
-  async function summary(wasCreated: boolean, token: string, userId: number): Promise<SeedSummary> {
-    const devices = await expectOk('Listing devices', call('GET', '/api/devices', { token }));
-    const usage = await expectOk('Reading usage', call('GET', '/api/transcriptions/usage?days=31', { token }));
-    const stats = await expectOk('Reading statistics', call('GET', '/api/behavior/stats', { token }));
+  async function summary(wasCreated: boolean, userId: number): Promise<SeedSummary> {
+    await done('Login', logIn());
+    const devices = await ok('Listing devices', client.api.GET('/devices'));
+    const usage = await ok('Reading usage', client.api.GET('/transcriptions/usage', { params: { query: { days: 31 } } }));
+    const stats = await ok('Reading statistics', client.api.GET('/behavior/stats'));
     let records = 0;
-    let cursor: string | null = null;
+    let cursor: string | undefined;
     do {
-      const page: Answer = await call('GET', `/api/transcriptions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
-      records += (page.body as unknown[]).length;
-      cursor = page.headers.get('X-Next-Cursor');
+      const page = await client.api.GET('/transcriptions', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } });
+      if (!page.data) throw new SeedError(`Listing records failed: ${page.response.status}`);
+      records += page.data.length;
+      cursor = page.response.headers.get('X-Next-Cursor') ?? undefined;
     } while (cursor);
-    const events = stats.loginCount + (stats.events as { count: number }[]).reduce((sum, entry) => sum + entry.count, 0);
+    const events = stats.loginCount + stats.events.reduce((sum, entry) => sum + entry.count, 0);
     return { created: wasCreated, userId, devices: devices.length, records, usageSeconds: usage.totalUsage, events };
   }
 }

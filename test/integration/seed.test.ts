@@ -40,6 +40,9 @@ describe('npm run seed', () => {
     expect(user.createdAt < records.body.at(-1).createdAt).toBe(true);
     expect(user).toMatchObject({ timeZone: 'Asia/Shanghai', locale: 'zh-CN' });
     // Records captured offline the evening before, synced in the morning: begun well before they were saved.
+    // Written through the app's client (client/), which names its sessions.
+    const sessions = await api.request('GET', '/api/auth/sessions', { token });
+    expect(sessions.body.some((session: { clientName: string }) => session.clientName === 'npm run seed')).toBe(true);
     const offline = records.body.filter((record: { startedAt: string; createdAt: string }) => Date.parse(record.createdAt) - Date.parse(record.startedAt) > 3_600_000);
     expect(offline.length).toBeGreaterThanOrEqual(2);
   }, 240_000);
