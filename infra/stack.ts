@@ -48,7 +48,7 @@ const PASSWORD_HASHING_TIMEOUT = Duration.seconds(15);
 /**
  * Which API requests X-Ray traces (the functions follow the gateway's decision). X-Ray's default
  * rule also takes the first request of every second, which at 10 000 users traced 36 % of all
- * requests and was a fifth of the cost per user (npm run cost, README "Cost"); 5 % of requests
+ * requests and was a fifth of the cost per user (npm run cost, docs/cost.md); 5 % of requests
  * is plenty to follow latency and errors. The cost model prices tracing with these figures.
  */
 export const API_TRACE_SAMPLING = { reservoirPerSecond: 0, fixedRate: 0.05 } as const;
@@ -97,7 +97,7 @@ export class ServiceStack extends Stack {
     Validations.of(this.rootSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Rotating the root secret signs every user out and voids every pending code; it is rotated deliberately (README "Deploying"), not on a schedule',
+        'Rotating the root secret signs every user out and voids every pending code; it is rotated deliberately (docs/deploying.md), not on a schedule',
     });
 
     const targets: GrantTargets = {

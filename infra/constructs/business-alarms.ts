@@ -45,7 +45,7 @@ export interface BusinessAlarmsProps {
 /**
  * Alarms on what the service does rather than on how its machinery fares: SMS pumping (the bill),
  * a failing delivery provider (nobody can sign in by code), a stolen refresh token, and
- * credential stuffing. What each means and what to do: README "Operations".
+ * credential stuffing. What each means and what to do: docs/operating.md, "Alarms".
  */
 export class BusinessAlarms extends Construct {
   readonly alarms: Alarm[] = [];
@@ -73,7 +73,7 @@ export class BusinessAlarms extends Construct {
       businessMetric(serviceName, 'CodesSent', { dimension: ['channel', 'sms'], period: hour }),
       thresholds.smsCodesPerHour,
       ComparisonOperator.GREATER_THAN_THRESHOLD,
-      `More than ${thresholds.smsCodesPerHour} SMS codes were sent in an hour: SMS pumping, or a launch (README "Operations")`,
+      `More than ${thresholds.smsCodesPerHour} SMS codes were sent in an hour: SMS pumping, or a launch (docs/operating.md)`,
     );
 
     const quarter = Duration.minutes(15);

@@ -43,7 +43,7 @@ export class ServiceDashboard extends Construct {
     const logGroups = functions.map((fn) => fn.logGroup.logGroupName);
 
     const widgets: IWidget[][] = [
-      [new TextWidget({ markdown: `# ${serviceName}\nAlarms, what each means and what to do: README "Operations".`, width: WIDE, height: 2 })],
+      [new TextWidget({ markdown: `# ${serviceName}\nAlarms, what each means and what to do: docs/operating.md, "Alarms".`, width: WIDE, height: 2 })],
       [new AlarmStatusWidget({ title: 'Alarms', alarms: props.alarms, width: WIDE, height: 4 })],
       [
         new GraphWidget({ title: 'API requests', left: [sum(api.metricCount())], width: THIRD, height: 6 }),

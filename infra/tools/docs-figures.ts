@@ -118,12 +118,19 @@ export interface StackCount {
 /** docs/architecture.md: resources per synthesized template (the stack, and each nested stack). */
 export function resourcesSection(stacks: readonly StackCount[]): string {
   const [main, ...nested] = stacks;
-  const lines = [
-    `A production stack (\`cdk synth -c stage=prod\` with a sender address, one CORS origin and an alarm topic) has ` +
-      `**${main!.resources}** resources in \`${main!.name}\`${nested.length > 0 ? `, and its nested stacks:` : '.'}`,
-  ];
-  for (const stack of nested) lines.push(`- \`${stack.name}\`: ${stack.resources}`);
-  return `${lines.join('\n')}\n`;
+  const context = '`cdk synth -c stage=prod` with a sender address, one CORS origin and an alarm topic';
+  if (nested.length === 0) return `The production stack (${context}) has **${main!.resources}** resources.\n`;
+  const total = stacks.reduce((sum, stack) => sum + stack.resources, 0);
+  return [
+    `Resources per template of the production stack (${context}), against CloudFormation's 500 per template:`,
+    '',
+    '| stack | resources |',
+    '|---|--:|',
+    `| \`${main!.name}\` (the parent) | ${main!.resources} |`,
+    ...nested.map((stack) => `| \`${stack.name}\` (nested) | ${stack.resources} |`),
+    `| all together | ${total} |`,
+    '',
+  ].join('\n');
 }
 
 export { routeId };

@@ -20,7 +20,9 @@ export function synthesizeProdTemplates(): SynthesizedTemplates {
   const read = (file: string) => JSON.parse(readFileSync(join(assembly.directory, file), 'utf8')) as Template;
   const templates = [{ name: stack.stackName, template: read(assembly.getStackByName(stack.stackName).templateFile) }];
   for (const file of readdirSync(assembly.directory).filter((name) => name.endsWith('.nested.template.json')).sort()) {
-    templates.push({ name: file.replace(/\.nested\.template\.json$/, ''), template: read(file) });
+    // `CaptioningServiceprodBehaviorAreaAA8DF418.nested.template.json`: the parent's name, the construct id, a hash.
+    const logicalId = file.replace(/\.nested\.template\.json$/, '');
+    templates.push({ name: logicalId.replace(stack.stackName.replace(/-/g, ''), '').replace(/[0-9A-F]{8}$/, ''), template: read(file) });
   }
   return { templates };
 }
