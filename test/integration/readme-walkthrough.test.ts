@@ -1,7 +1,9 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -10,11 +12,14 @@ import type { LocalApi } from '../support/local-api';
  * The curl sessions of the documents, run as written (bash, curl, node) against a local server:
  * the README's first session and the whole walkthrough of docs/api.md.
  */
-const shellBlockUnder = (file: string, heading: string): string | undefined => {
-  const text = readFileSync(join(import.meta.dirname, '..', '..', file), 'utf8');
+const ROOT = join(import.meta.dirname, '..', '..');
+const blockUnder = (file: string, heading: string, language = 'sh'): string | undefined => {
+  const text = readFileSync(join(ROOT, file), 'utf8');
   const section = text.split(new RegExp(`^## ${heading}$`, 'm'))[1]?.split(/^## /m)[0] ?? '';
-  return /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  return new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
 };
+const shellBlockUnder = (file: string, heading: string) => blockUnder(file, heading);
+const clientSession = blockUnder('README.md', 'A first session with the app client', 'ts');
 const script = shellBlockUnder('docs/api.md', 'Walkthrough with curl');
 const firstSession = shellBlockUnder('README.md', 'A first session with curl');
 
@@ -45,6 +50,27 @@ describe('the README first session', () => {
     expect(answers).toContain('{"code":0,"message":"Verification code sent."}');
     expect(answers).toMatch(/"textLength":6,/);
     expect(answers).toMatch(/"totalUsage":60,"dailyUsage":\[\{"date":"\d{4}-\d{2}-\d{2}","usage":60\}\]/);
+  });
+});
+
+describe('the README first session with the app client', () => {
+  it('is there', () => {
+    expect(clientSession).toContain("from '@captioning/client'");
+  });
+
+  it('runs as written against a local server, the package resolved to client/src', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'readme-client-'));
+    try {
+      const script = join(folder, 'first-session.mts');
+      const source = clientSession!
+        .replace("'@captioning/client'", JSON.stringify(pathToFileURL(join(ROOT, 'client', 'src', 'index.ts')).href))
+        .replace("'http://localhost:8080'", JSON.stringify(api.url));
+      writeFileSync(script, source);
+      const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
+      expect(run.stdout.trim()).toMatch(/^6 first-\d+@example\.com$/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 
