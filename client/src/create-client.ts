@@ -6,8 +6,8 @@ import { keyJournal } from './idempotency';
 import { retryPolicy } from './retry';
 import type { Fetch, RetryOptions } from './retry';
 import { Session } from './session';
-import { STORAGE_KEYS, memoryStorage } from './storage';
-import type { Storage } from './storage';
+import { STORAGE_KEYS, asStorage } from './storage';
+import type { Storage, WebStorage } from './storage';
 import { createTransport } from './transport';
 import { transcriptionsArea } from './transcriptions';
 import { usersArea } from './users';
@@ -15,8 +15,11 @@ import { usersArea } from './users';
 export interface ClientOptions {
   /** The service root: `http://localhost:8080`, or the stack's `ApiUrl` output. The client adds `/api`. */
   baseUrl: string;
-  /** Where the session, the event queue and unconfirmed saves' keys live (default: memory only). */
-  storage?: Storage;
+  /**
+   * Where the session, the event queue and unconfirmed saves' keys live (default: memory only):
+   * `{get, set, remove}`, or a Web Storage such as `localStorage` as it is.
+   */
+  storage?: Storage | WebStorage;
   /** The platform's fetch unless given (a test's, one with a certificate pin ...). */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Names the session in the person's list of sessions (`Pixel 8 · Captions 2.3`). */
@@ -33,7 +36,7 @@ export interface ClientOptions {
 
 /** The app's client of the service. */
 export function createClient(options: ClientOptions) {
-  const storage = options.storage ?? memoryStorage();
+  const storage = asStorage(options.storage);
   const fetch: Fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const policy = retryPolicy(options.retry);
   const journal = keyJournal(storage);

@@ -1,7 +1,7 @@
 export { createClient } from './create-client';
 export type { CaptioningClient, ClientOptions } from './create-client';
-export { memoryStorage } from './storage';
-export type { Storage } from './storage';
+export { memoryStorage, webStorage } from './storage';
+export type { Storage, WebStorage } from './storage';
 export { ApiError, NetworkError, SignedOutError } from './errors';
 export type { DroppedEvents, EventType, FlushResult, PendingEvents, QueuedEvent } from './events';
 export type { NewTranscription } from './transcriptions';

@@ -9,6 +9,23 @@ export interface Storage {
   remove(key: string): void | Promise<void>;
 }
 
+/** The Web Storage shape: `localStorage`, `sessionStorage`. */
+export interface WebStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/** `localStorage` (or any Web Storage) as the client's storage; createClient takes it as it is too. */
+export const webStorage = (web: WebStorage): Storage => ({
+  get: (key) => web.getItem(key),
+  set: (key, value) => web.setItem(key, value),
+  remove: (key) => web.removeItem(key),
+});
+
+export const asStorage = (storage: Storage | WebStorage | undefined): Storage =>
+  !storage ? memoryStorage() : 'getItem' in storage && !('get' in storage) ? webStorage(storage) : (storage as Storage);
+
 /** Storage for one process only: tests, scripts, and apps that sign in every time. */
 export function memoryStorage(): Storage {
   const values = new Map<string, string>();
