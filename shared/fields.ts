@@ -23,6 +23,26 @@ export const textField = (min: number, max: number) =>
   );
 
 /**
+ * Not only white space. `\S` is what `trim()` keeps (JavaScript's `\s` is exactly the white space
+ * and line terminators it removes), so this is `value.trim() !== ''`, written as the pattern the
+ * API reference states.
+ */
+export const notBlank = () => z.regex(/\S/, 'must not be blank');
+
+/**
+ * A PATCH body's rule: at least one of these fields (null counts: it clears one). Stated for the
+ * API reference as JSON Schema can: `minProperties`, and one `required` per field, since unknown
+ * fields are ignored and `minProperties` alone would let `{"other": 1}` through. The `anyOf` sits
+ * in an `allOf`: openapi-typescript reads an `anyOf` beside `properties` as a union with
+ * `unknown`, which would type the whole body as `unknown`.
+ */
+export const atLeastOneOf = (names: readonly string[]) =>
+  [
+    z.refine<Record<string, unknown>>((value) => names.some((name) => value[name] !== undefined), `give at least one of ${names.join(', ')}`),
+    z.meta({ minProperties: 1, allOf: [{ anyOf: names.map((name) => ({ required: [name] })) }] }),
+  ] as const;
+
+/**
  * A language code as the seed writes it, `<language>-<REGION>` (`en-US`, `zh-CN`): a 2- or
  * 3-letter lower-case language and a 2-letter upper-case region, or a 3-digit UN M.49 region
  * (`es-419`) as BCP 47 allows.

@@ -26,8 +26,12 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
 }
 
-/** Region/City names as IANA writes them, and the few single names (UTC, EST ...): never an offset like UTC+8. */
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
+/**
+ * Region/City names as IANA writes them, and the few single names (UTC, EST ...): never an offset
+ * like UTC+8. The request schema checks it (and the API reference states it as the pattern); the
+ * service then asks ICU whether the zone exists.
+ */
+export const TIME_ZONE_NAME = /^[A-Za-z][A-Za-z0-9_-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
 
 /**
  * The IANA time zone a person named, as stored: ICU must know it (`Mars/Olympus` is refused, and
@@ -36,7 +40,7 @@ const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_-]*(?:\/[A-Za-z0-9_+-]+){0,2}$/;
  * `Asia/Calcutta` in ICU) is kept as the person wrote it. Undefined when it is not a zone.
  */
 export function canonicalTimeZone(name: string): string | undefined {
-  if (!ZONE_NAME.test(name)) return undefined;
+  if (!TIME_ZONE_NAME.test(name)) return undefined;
   let resolved: string;
   try {
     resolved = formatterFor(name).resolvedOptions().timeZone;

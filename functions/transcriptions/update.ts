@@ -10,7 +10,7 @@ export const handler = endpoint('PATCH /api/transcriptions/{id}', {
   response: 'transcriptionRecordSchema',
   docs: {
     summary: 'Edit a transcription record',
-    description: 'Any of the four fields, at least one; sets `updatedAt`. Usage follows a changed duration.',
+    description: 'Any of the five fields, at least one; sets `updatedAt`. Usage follows a changed duration.',
     errors: ['NOT_FOUND'],
   },
   run: ({ params, body, caller }, ctx) => edit(ctx, caller, params.id, body),

@@ -7,7 +7,11 @@ import { newPasswordSchema, submittedPasswordSchema } from '../../shared/identit
 import { sessionName } from '../../shared/identity/session-service';
 
 const body = z.object({
-  currentPassword: z.optional(submittedPasswordSchema.check(z.describe('Required when the account has a password'))),
+  currentPassword: z.optional(
+    submittedPasswordSchema.check(
+      z.meta({ description: 'Required when the account has a password', beyondSchema: '`currentPassword` is required once the account has a password' }),
+    ),
+  ),
   newPassword: newPasswordSchema,
 });
 

@@ -181,9 +181,14 @@ const RESPONSE_HEADERS = {
   },
 };
 
-/** Converts zod schemas and collects the named ones (`id` metadata) as components. */
+/**
+ * Converts zod schemas and collects the named ones (`id` metadata) as components, and the rules a
+ * request schema checks that JSON Schema cannot state (`beyondSchema` metadata: a phone number
+ * that exists, a time zone ICU knows), which the operation's description then names.
+ */
 class SchemaConverter {
   readonly components: Record<string, JsonSchema> = {};
+  readonly beyondSchema = new Set<string>();
 
   convert(schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema {
     const { $schema: _dialect, $defs, ...json } = z.toJSONSchema(schema, {
@@ -195,6 +200,10 @@ class SchemaConverter {
         const meta = z.globalRegistry.get(zodSchema);
         const examples = meta?.examples;
         if (io === 'input' && examples && !jsonSchema.examples) jsonSchema.examples = examples as unknown[];
+        if (typeof meta?.beyondSchema === 'string') {
+          delete jsonSchema.beyondSchema;
+          if (io === 'input') this.beyondSchema.add(meta.beyondSchema);
+        }
         // Path and query parameters that arrive as digits and mean a number (`limit`, `days`, ids):
         // documented as the integers they are, with their bounds, so generated clients take numbers.
         const integer = meta?.integer as { minimum: number; maximum: number; default?: number } | undefined;
@@ -297,6 +306,7 @@ function errorResponseBody(names: string[]) {
 function operation(converter: SchemaConverter, sharedResponses: Record<string, unknown>, handler: ProxyHandler): Operation {
   const { route, definition } = handler;
   const id = routeId(route);
+  converter.beyondSchema.clear();
   if (!definition.response) throw new Error(`${id} has no response schema`);
   const idempotent = definition.idempotency !== undefined;
   const headers: DocumentedHeader[] = [...(idempotent ? (['Idempotency-Key'] as const) : []), ...(definition.docs.headers ?? [])];
@@ -345,16 +355,21 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     ...(definition.query ? parameters(converter, definition.query as z.core.$ZodType, 'query') : []),
     ...headers.map((header) => ref('parameters', HEADER_PARAMETERS[header].component)),
   ];
+  const requestBody = definition.body
+    ? { required: !definition.bodyOptional, content: { 'application/json': { schema: converter.convert(definition.body as z.core.$ZodType, 'input') } } }
+    : undefined;
+  const description = [
+    definition.docs.description,
+    converter.beyondSchema.size > 0 ? `Checked beyond the schema (400 \`VALIDATION_FAILED\`): ${[...converter.beyondSchema].join('; ')}.` : undefined,
+  ].filter(Boolean);
   return {
     operationId: operationId(route),
     tags: [tagOf(route).name],
     summary: definition.docs.summary,
-    ...(definition.docs.description ? { description: definition.docs.description } : {}),
+    ...(description.length > 0 ? { description: description.join('\n\n') } : {}),
     security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
-    ...(definition.body
-      ? { requestBody: { required: !definition.bodyOptional, content: { 'application/json': { schema: converter.convert(definition.body as z.core.$ZodType, 'input') } } } }
-      : {}),
+    ...(requestBody ? { requestBody } : {}),
     responses,
   };
 }
@@ -373,6 +388,8 @@ function introduction(): string {
     '**Authentication.** Operations with a lock need `Authorization: Bearer <token>`. Get a token from `POST /verify-code/verify` (a code sent by `POST /verify-code/send`) or `POST /auth/login`.',
     '',
     '**Requests and answers.** Bodies are JSON with `Content-Type: application/json`. Timestamps are ISO 8601 UTC at second precision (`2026-01-29T10:30:00Z`); ids are positive integers. ' +
+      'The request schemas state every rule the service checks that JSON Schema can state; the few it cannot are named in the operation\'s description. ' +
+      'Text is well-formed Unicode (a lone surrogate such as a `\\ud800` escape is refused) and lengths count characters (code points), as JSON Schema counts them. ' +
       `Lists are plain arrays, newest first, paginated with \`?limit=\` (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and \`?cursor=\`: more items exist while a response carries \`X-Next-Cursor\` (and \`Link: <...>; rel="next"\`). ` +
       `Browsers may read these headers: ${CORS_EXPOSED_HEADERS.split(',').map((name) => `\`${name}\``).join(', ')}.`,
     '',

@@ -1,54 +1,45 @@
 import * as z from 'zod/mini';
-import { languageTagSchema, textField } from '../fields';
+import { languageTagSchema, notBlank, textField } from '../fields';
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { GeneralEventType } from './event-types';
-
-const isGeneralType = (value: string): value is GeneralEventType => (GENERAL_EVENT_TYPES as readonly string[]).includes(value);
 
 /** Contract section 4: what `eventValue` may be for each type. */
 export const EVENT_VALUE_RULES: Record<GeneralEventType, z.ZodMiniType<string>> = {
   translation_on: z.enum(['true', 'false'], 'must be "true" or "false" for translation_on'),
-  voice_provider: textField(1, 64).check(z.refine((value) => value.trim().length > 0, 'must not be blank')),
+  voice_provider: textField(1, 64).check(notBlank()),
   language_choice: languageTagSchema,
   ambient_sound: z.enum(['enabled', 'disabled'], 'must be "enabled" or "disabled" for ambient_sound'),
   subtitle_layout: z.enum(['top', 'bottom'], 'must be "top" or "bottom" for subtitle_layout'),
   volume_detection: z.enum(['auto', 'manual'], 'must be "auto" or "manual" for volume_detection'),
 };
 
-export const eventBody = z.pipe(
-  z
-    .object({
-      // The enum and the value rules are checked below (with messages that say which rule broke); stated here for the API reference.
-      eventType: z.string().check(z.meta({ enum: [...GENERAL_EVENT_TYPES], examples: ['subtitle_layout'] })),
-      eventValue: z.string().check(
-        z.meta({
-          description:
-            'Per type: translation_on `true`/`false`; voice_provider 1 to 64 characters; language_choice like `zh-CN`; ' +
-            'ambient_sound `enabled`/`disabled`; subtitle_layout `top`/`bottom`; volume_detection `auto`/`manual`',
-          examples: ['bottom'],
-        }),
-      ),
-    })
-    .check(z.superRefine((event, ctx) => {
-    if (event.eventType === LOGIN_EVENT_TYPE) {
-      ctx.addIssue({ code: 'custom', path: ['eventType'], message: 'login events are recorded with POST /api/behavior/login' });
-      return;
-    }
-    if (!isGeneralType(event.eventType)) {
-      ctx.addIssue({ code: 'custom', path: ['eventType'], message: `must be one of ${GENERAL_EVENT_TYPES.join(', ')}` });
-      return;
-    }
-    const value = z.safeParse(EVENT_VALUE_RULES[event.eventType], event.eventValue);
-    if (!value.success) ctx.addIssue({ code: 'custom', path: ['eventValue'], message: value.error.issues[0]!.message });
-  })),
-  z.transform((event: { eventType: string; eventValue: string }) => event as { eventType: GeneralEventType; eventValue: string }),
-);
+/**
+ * One general event: its type and the value that type's rule allows. A discriminated union, so the
+ * API reference states each type's rule (a `oneOf` with `eventType` as its discriminator) and a
+ * generated client refuses `subtitle_layout: "left"` at compile time.
+ */
+const generalEventOptions = GENERAL_EVENT_TYPES.map((eventType) =>
+  z.object({ eventType: z.literal(eventType), eventValue: EVENT_VALUE_RULES[eventType] }),
+) as [GeneralEventSchema, ...GeneralEventSchema[]];
+type GeneralEventSchema = z.ZodMiniObject<{ eventType: z.ZodMiniLiteral<GeneralEventType>; eventValue: z.ZodMiniType<string> }>;
+
+export const eventBody = z
+  .discriminatedUnion('eventType', generalEventOptions, {
+    // No option's `eventType` matched: say which types there are (and where logins go).
+    error: (issue) => {
+      if (issue.code !== 'invalid_union') return undefined;
+      return (issue.input as { eventType?: unknown } | undefined)?.eventType === LOGIN_EVENT_TYPE
+        ? 'login events are recorded with POST /api/behavior/login'
+        : `must be one of ${GENERAL_EVENT_TYPES.join(', ')}`;
+    },
+  })
+  .check(z.meta({ discriminator: { propertyName: 'eventType' }, examples: [{ eventType: 'subtitle_layout', eventValue: 'bottom' }] }));
 export type GeneralEventInput = z.output<typeof eventBody>;
 
 /** `location`: free text (seed 4.12), 1..200 characters (contract section 4). */
 export const loginBody = z.object({
   location: textField(1, 200).check(
-    z.refine((value) => value.trim().length > 0, 'must not be blank'),
+    notBlank(),
     z.meta({ description: 'Free text', examples: ['Shanghai, China'] }),
   ),
 });

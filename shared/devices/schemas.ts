@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { textField } from '../fields';
+import { notBlank, textField } from '../fields';
 import { snSchema } from './parameters';
 
 // The bind body. The serial's rules and the path schema are in parameters.ts, so that unbind does
@@ -15,7 +15,7 @@ const macSchema = z
 
 /** 1 to 100 characters (seed section 2.7 leaves it open), not only spaces. */
 const productModelSchema = textField(1, 100).check(
-  z.refine((value) => value.trim().length > 0, 'must not be blank'),
+  notBlank(),
   z.meta({ examples: ['Caption Glasses 2'] }),
 );
 

@@ -12,7 +12,10 @@ export const pageQuerySchema = z.object({
   cursor: z.optional(
     z.string().check(
       z.maxLength(2048, 'cursor is too long'),
-      z.meta({ description: 'The `X-Next-Cursor` of the previous page; only valid for the list and account it came from' }),
+      z.meta({
+        description: 'The `X-Next-Cursor` of the previous page; only valid for the list and account it came from',
+        beyondSchema: '`cursor` must be an `X-Next-Cursor` this list gave this account',
+      }),
     ),
   ),
 });

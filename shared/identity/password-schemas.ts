@@ -13,7 +13,11 @@ export const newPasswordSchema = /* @__PURE__ */ (() =>
     z.minLength(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`),
     z.maxLength(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`),
     z.refine((password) => !isCommonPassword(password), 'is one of the most common passwords and easy to guess; choose another'),
-    z.meta({ description: '8 to 128 characters, not one of the 10 000 most common passwords', examples: ['violet-harbor-42-lantern'] }),
+    z.meta({
+      description: '8 to 128 characters, not one of the 10 000 most common passwords',
+      examples: ['violet-harbor-42-lantern'],
+      beyondSchema: 'a new password must not be one of the 10 000 most common passwords',
+    }),
   ))();
 
 /** A password being checked: any length up to the maximum, so scrypt never sees a huge input. */

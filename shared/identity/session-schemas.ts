@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { textField } from '../fields';
+import { notBlank, textField } from '../fields';
 
 /** How the app names itself in the person's list of sessions; optional at every sign-in. */
 export const clientNameSchema = textField(1, 64).check(
-  z.refine((value) => value.trim().length > 0, 'must not be blank'),
+  notBlank(),
   z.meta({ description: 'Names this session in `GET /api/auth/sessions`; else the User-Agent is used', examples: ['Pixel 8 · Captions 2.3'] }),
 );
 

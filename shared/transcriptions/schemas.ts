@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { languageTagSchema, textField } from '../fields';
+import { atLeastOneOf, languageTagSchema, textField } from '../fields';
 import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 // Request bodies. The path and query schemas are in parameters.ts, so that the functions that
@@ -26,6 +26,7 @@ const fields = {
         format: 'date-time',
         description: 'When the recording began (a device that was offline syncs later); at most 5 minutes ahead, at most 366 days back. Default: now',
         examples: ['2026-01-29T10:30:00Z'],
+        beyondSchema: '`startedAt` must be a real moment (no leap second), at most 5 minutes ahead of the server\'s clock and at most 366 days back',
       }),
     ),
   ),
@@ -35,17 +36,12 @@ export const newTranscriptionBody = z.object(fields);
 export type NewTranscription = z.output<typeof newTranscriptionBody>;
 
 /** PATCH: any of the five fields, at least one. */
-export const transcriptionPatchBody = z
-  .object({
-    recordTitle: z.optional(fields.recordTitle),
-    text: z.optional(fields.text),
-    language: z.optional(fields.language),
-    durationSeconds: z.optional(fields.durationSeconds),
-    startedAt: fields.startedAt,
-  })
-  .check(
-    z.refine((patch) => Object.values(patch).some((value) => value !== undefined), {
-      message: 'give at least one of recordTitle, text, language, durationSeconds, startedAt',
-    }),
-  );
+const patchFields = {
+  recordTitle: z.optional(fields.recordTitle),
+  text: z.optional(fields.text),
+  language: z.optional(fields.language),
+  durationSeconds: z.optional(fields.durationSeconds),
+  startedAt: fields.startedAt,
+};
+export const transcriptionPatchBody = z.object(patchFields).check(...atLeastOneOf(Object.keys(patchFields)));
 export type TranscriptionPatch = z.output<typeof transcriptionPatchBody>;

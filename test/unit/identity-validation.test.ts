@@ -68,11 +68,13 @@ function emailOfLength(length: number): string {
 }
 
 describe('targets', () => {
-  it('e-mail: trimmed, lower-cased, at most 254 characters', () => {
+  it('e-mail: trimmed, lower-cased, at most 254 characters as sent (the maxLength the API reference states)', () => {
     expect(emailSchema.parse('  Foo.Bar+Tag@Example.COM \t')).toBe('foo.bar+tag@example.com');
     expect([emailOfLength(254).length, emailOfLength(255).length, emailOfLength(123).length]).toEqual([254, 255, 123]);
     expect(emailSchema.safeParse(emailOfLength(254)).success).toBe(true);
-    expect(emailSchema.safeParse(` ${emailOfLength(254).toUpperCase()} `).data).toBe(emailOfLength(254));
+    expect(emailSchema.safeParse(emailOfLength(254).toUpperCase()).data).toBe(emailOfLength(254));
+    expect(emailSchema.safeParse(` ${emailOfLength(252).toUpperCase()} `).data).toBe(emailOfLength(252));
+    expect(emailSchema.safeParse(` ${emailOfLength(254)}`).success).toBe(false);
     expect(emailSchema.safeParse(emailOfLength(255)).success).toBe(false);
     for (const bad of ['', 'plain', 'a@', '@example.com', 'a b@example.com', 'a@example']) expect(emailSchema.safeParse(bad).success).toBe(false);
   });
