@@ -9,8 +9,10 @@ import { PROJECT_ROOT } from '../../infra/project-root';
 /**
  * What a client generator sees in the committed OpenAPI document: openapi-typescript turns it into
  * types, and a small app flow written with openapi-fetch against them must type-check (sign in,
- * refresh, bind, save, usage with `days: 7` as a number, a list with `limit`). The same flow with
- * `days: '7'` must not, so a document that types parameters as strings again fails here.
+ * refresh, bind, save, usage with `days: 7` as a number, a list with `limit`, events of each type
+ * alone and in a batch, the settings). The same flow with `days: '7'` must not, so a document that
+ * types parameters as strings again fails here; nor may an event carry another type's value
+ * (`subtitle_layout: "left"`), which the document states per type (issue 28).
  */
 let folder: string;
 beforeAll(async () => {
@@ -22,7 +24,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-const flow = (days: string) => `
+const flow = (days: string, layout = "'bottom'") => `
 import createClient from 'openapi-fetch';
 import type { paths } from './api';
 
@@ -49,6 +51,13 @@ export async function appFlow(baseUrl: string) {
   const { data: page } = await client.GET('/transcriptions', { headers, params: { query: { limit: 20 } } });
   const { data: sessions } = await client.GET('/auth/sessions', { headers });
   const current: boolean | undefined = sessions?.[0]?.current;
+  await client.POST('/behavior/events', { headers, body: { eventType: 'subtitle_layout', eventValue: ${layout} } });
+  await client.POST('/behavior/events/batch', {
+    headers,
+    body: { events: [{ eventType: 'voice_provider', eventValue: 'Azure Speech' }, { eventType: 'translation_on', eventValue: 'true' }] },
+  });
+  await client.PATCH('/users/me', { headers, body: { timeZone: 'Asia/Shanghai' } });
+  await client.PATCH('/transcriptions/{id}', { headers, params: { path: { id: 1 } }, body: { recordTitle: 'Standup notes' } });
   return { expiresIn, total, count: page?.length, current };
 }
 `;
@@ -77,5 +86,11 @@ describe('a client generated from the OpenAPI document', () => {
     const errors = typeErrors(flow("'7'"));
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.join('\n')).toMatch(/string.*number/s);
+  }, 60_000);
+
+  it('refuses an event value of another type: subtitle_layout "left"', () => {
+    const errors = typeErrors(flow('7', "'left'"));
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.join('\n')).toMatch(/"left"/);
   }, 60_000);
 });

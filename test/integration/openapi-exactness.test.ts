@@ -1,0 +1,308 @@
+import { readFileSync } from 'node:fs';
+import * as fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GENERATED_DOCUMENT } from '../../infra/tools/openapi';
+import type { OpenApiDocument } from '../../infra/tools/openapi';
+import { isCommonPassword } from '../../shared/identity/common-passwords';
+import { PHONE_PATTERN, parsePhone } from '../../shared/identity/phone-targets';
+import { isoSeconds } from '../../shared/ports/clock';
+import { TIME_ZONE_NAME } from '../../shared/time-zones';
+import { SchemaSampler } from '../support/json-schema-arbitrary';
+import type { JsonSchema, Override } from '../support/json-schema-arbitrary';
+import { signIn, startLocalApi, uniqueEmail } from '../support/local-api';
+import type { ApiResponse, LocalApi } from '../support/local-api';
+import { atPointer, documentAjv, pointerSegment } from '../support/openapi-ajv';
+
+/**
+ * The OpenAPI document says exactly what the service accepts (issue 28). For every operation,
+ * requests drawn from the document's own schemas (and kept only when the document's validator
+ * says they are valid) are sent to the local server: none may be refused as invalid
+ * (`VALIDATION_FAILED`, `INVALID_JSON`), whatever else the answer is (a wrong code, an unknown
+ * id). And requests the document forbids (a valid one with one value broken or one field dropped,
+ * which the validator then refuses) must be refused with 400 `VALIDATION_FAILED`.
+ *
+ * The rules JSON Schema cannot state are named in the operations' descriptions ("Checked beyond
+ * the schema"); values under those rules are drawn from what satisfies them: phone numbers that
+ * exist, time zones ICU knows, a `startedAt` inside its window, uncommon new passwords. A list's
+ * `cursor` is left out: only a cursor the list gave is one.
+ */
+const committed = JSON.parse(readFileSync(GENERATED_DOCUMENT, 'utf8')) as OpenApiDocument;
+
+interface Operation {
+  key: string;
+  method: string;
+  template: string;
+  pointer: string;
+  bearer: boolean;
+  parameters: { name: string; in: 'path' | 'query' | 'header'; required: boolean; schema: JsonSchema }[];
+  body?: { required: boolean; pointer: string };
+}
+
+const operations: Operation[] = Object.entries(committed.paths).flatMap(([template, item]) =>
+  Object.entries(item).map(([method, operation]) => {
+    const pointer = `#/paths/${pointerSegment(template)}/${method}`;
+    const parameters = (operation.parameters ?? []).map((parameter) =>
+      (parameter.$ref ? atPointer(committed, parameter.$ref as string) : parameter) as Operation['parameters'][number],
+    );
+    const body = operation.requestBody
+      ? { required: operation.requestBody.required === true, pointer: `${pointer}/requestBody/content/application~1json/schema` }
+      : undefined;
+    return { key: `${method.toUpperCase()} ${template}`, method: method.toUpperCase(), template, pointer, bearer: operation.security.length > 0, parameters, body };
+  }),
+);
+
+/** Operations that end the caller's account or other tokens: each request gets an account of its own. */
+const ENDS_THE_CALLER = new Set(['DELETE /users/me', 'PUT /users/me/password']);
+
+let api: LocalApi;
+let document: OpenApiDocument;
+let ajv: ReturnType<typeof documentAjv>;
+let sampler: SchemaSampler;
+
+beforeAll(async () => {
+  api = await startLocalApi();
+  document = (await api.request('GET', '/api/openapi.json')).body;
+  ajv = documentAjv(document);
+  sampler = new SchemaSampler(document, underRulesBeyondTheSchema);
+});
+afterAll(() => api?.close());
+
+const printable = (min: number, max: number) =>
+  fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: min, maxLength: max });
+
+/** Numbers of several countries, in the forms people type them: the pattern's form, and numbers that exist. */
+const phoneNumber = fc
+  .oneof(
+    fc.integer({ min: 0, max: 99_999_999 }).map((n) => `+86 139 ${String(n).padStart(8, '0').replace(/^(\d{4})/, '$1 ')}`),
+    fc.constantFrom('+1 (650) 253-0000', '+44 7911 123456', ' +8613800138000 ', '+49 1512 3456789', '+33 6 12 34 56 78', '+81 90-1234-5678', '+61 412 345 678'),
+  )
+  .filter((phone) => parsePhone(phone) !== undefined);
+
+const timeZone = fc
+  .constantFrom(...Intl.supportedValuesOf('timeZone'))
+  .chain((zone) => fc.constantFrom(zone, zone.toLowerCase(), zone.toUpperCase()));
+
+const DAY_MS = 86_400_000;
+
+/** The values of the rules the descriptions name, where the schema alone would draw ones the server refuses. */
+const underRulesBeyondTheSchema: Override = (schema, name) => {
+  if (schema.pattern === PHONE_PATTERN.source) return phoneNumber;
+  if (schema.pattern === TIME_ZONE_NAME.source) return timeZone;
+  if (name === 'startedAt' && schema.type === 'string') {
+    const now = api.clock.now().getTime();
+    return fc.integer({ min: now - 365 * DAY_MS, max: now + 4 * 60_000 }).map((ms) => isoSeconds(new Date(ms)));
+  }
+  if (/password/i.test(name ?? '') && schema.type === 'string') {
+    const min: number = schema.minLength ?? 0;
+    return fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(schema.maxLength ?? 128, min + 24) }).filter((password) => !isCommonPassword(password));
+  }
+  // Header values are visible ASCII on the wire.
+  if (name === 'Accept-Language') return printable(0, 40);
+  return undefined;
+};
+
+interface DrawnRequest {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+
+/** A parameter as the server reads it (digits mean the integer they spell) for the document's validator. */
+const asTyped = (schema: JsonSchema, value: unknown) => (schema.type === 'integer' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value);
+
+function validates(pointer: string, value: unknown): boolean {
+  const validate = ajv.getSchema(`openapi.json${pointer}`);
+  if (!validate) throw new Error(`no schema at ${pointer}`);
+  return validate(value) as boolean;
+}
+
+/** Whether the document allows a request: every parameter, and the body. */
+function documentAllows(operation: Operation, request: DrawnRequest): boolean {
+  for (const parameter of operation.parameters) {
+    const where = parameter.in === 'header' ? request.headers : request[parameter.in];
+    const value = where[parameter.name];
+    if (value === undefined) {
+      if (parameter.required) return false;
+      continue;
+    }
+    if (!ajv.validate(parameter.schema, asTyped(parameter.schema, value))) return false;
+  }
+  if (request.body === undefined) return !operation.body?.required;
+  return operation.body !== undefined && validates(operation.body.pointer, request.body);
+}
+
+function requests(operation: Operation): fc.Arbitrary<DrawnRequest> {
+  const part = (location: 'path' | 'query' | 'header') => {
+    // A cursor is only one the list gave: never drawn.
+    const parameters = operation.parameters.filter((parameter) => parameter.in === location && parameter.name !== 'cursor');
+    const model = Object.fromEntries(parameters.map((parameter) => [parameter.name, sampler.arbitrary(parameter.schema, parameter.name)]));
+    return fc.record(model, { requiredKeys: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name) });
+  };
+  const body = operation.body ? sampler.arbitrary(atPointer(document, operation.body.pointer)) : fc.constant(undefined);
+  return fc
+    .record({ path: part('path'), query: part('query'), headers: part('header'), body: operation.body?.required === false ? fc.option(body, { nil: undefined }) : body })
+    .map((request) => ({ ...request, headers: request.headers as Record<string, string> }));
+}
+
+let callerToken: string | undefined;
+async function caller(operation: Operation): Promise<string | undefined> {
+  if (!operation.bearer) return undefined;
+  if (!callerToken || ENDS_THE_CALLER.has(operation.key)) callerToken = (await signIn(api, uniqueEmail('exact'))).token;
+  return callerToken;
+}
+
+async function send(operation: Operation, request: DrawnRequest): Promise<ApiResponse> {
+  const path = operation.template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(request.path[name])));
+  const query = new URLSearchParams(Object.entries(request.query).map(([name, value]): [string, string] => [name, String(value)])).toString();
+  const token = await caller(operation);
+  return api.request(operation.method, `/api${path}${query ? `?${query}` : ''}`, {
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { body: request.body }),
+    ...(token ? { token } : {}),
+  });
+}
+
+const described = (request: DrawnRequest, response: ApiResponse) => `${JSON.stringify(request).slice(0, 600)} -> ${response.status} ${JSON.stringify(response.body).slice(0, 400)}`;
+
+describe('requests the document allows are accepted', () => {
+  it.each(operations.map((operation) => [operation.key, operation] as const))('%s', async (_key, operation) => {
+    await fc.assert(
+      fc.asyncProperty(requests(operation), async (request) => {
+        // The sampler draws candidates; the document's validator has the last word (a skip, not a loop, when it says no).
+        fc.pre(documentAllows(operation, request));
+        const response = await send(operation, request);
+        expect(response.status, described(request, response)).toBeLessThan(500);
+        expect(['VALIDATION_FAILED', 'INVALID_JSON', 'PAYLOAD_TOO_LARGE'], described(request, response)).not.toContain(response.body?.error);
+        // A refused token would answer before the request is checked at all.
+        if (operation.bearer) expect(response.status, described(request, response)).not.toBe(401);
+      }),
+      { numRuns: 20 },
+    );
+  }, 60_000);
+});
+
+/** Values that break one rule or another; the document's validator decides which of them a mutation is. */
+const BREAKING_VALUES: unknown[] = ['', ' ', '\t', 'x', 'left', '0@com', 'Mars/Olympus', 'a'.repeat(300), 0, -1, 1.5, 86_401, true, null, {}, [], ['x']];
+const BREAKING_PARAMETERS = ['0', '-1', '1.5', 'abc', 'x'.repeat(65), '9007199254740992', 'a b', '101', '367'];
+
+type Mutation = { where: 'body'; path: (string | number)[]; drop: boolean; value: unknown } | { where: 'path' | 'query' | 'header'; name: string; value: string };
+
+/** Every place in a JSON value: its own path and those of its members. */
+function places(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (Array.isArray(value)) return [path, ...value.flatMap((item, index) => places(item, [...path, index]))];
+  if (value !== null && typeof value === 'object') return [path, ...Object.entries(value).flatMap(([key, item]) => places(item, [...path, key]))];
+  return [path];
+}
+
+function mutated(request: DrawnRequest, mutation: Mutation): DrawnRequest {
+  const copy = structuredClone(request);
+  if (mutation.where !== 'body') {
+    const target = mutation.where === 'header' ? copy.headers : copy[mutation.where];
+    target[mutation.name] = mutation.value;
+    return copy;
+  }
+  if (mutation.path.length === 0) return { ...copy, body: mutation.value };
+  const parent = mutation.path.slice(0, -1).reduce((node: any, key) => node[key], copy.body as any);
+  const last = mutation.path.at(-1)!;
+  if (mutation.drop && !Array.isArray(parent)) delete parent[last];
+  else parent[last] = mutation.value;
+  return copy;
+}
+
+function forbiddenRequests(operation: Operation): fc.Arbitrary<DrawnRequest> {
+  const parameters = operation.parameters.filter((parameter) => parameter.name !== 'cursor' && parameter.name !== 'Accept-Language');
+  return requests(operation).chain((request) => {
+      const mutations: fc.Arbitrary<Mutation>[] = [];
+      if (request.body !== undefined) {
+        mutations.push(
+          fc.record({
+            where: fc.constant('body' as const),
+            path: fc.constantFrom(...places(request.body)),
+            drop: fc.boolean(),
+            value: fc.constantFrom(...BREAKING_VALUES),
+          }),
+        );
+      }
+      if (parameters.length > 0) {
+        mutations.push(
+          fc.record({
+            where: fc.constant('parameter' as const),
+            parameter: fc.constantFrom(...parameters),
+            value: fc.constantFrom(...BREAKING_PARAMETERS),
+          }).map(({ parameter, value }): Mutation => ({ where: parameter.in, name: parameter.name, value })),
+        );
+      }
+      // Nothing to break (a logout without its optional body): the precondition skips it.
+      return mutations.length === 0 ? fc.constant(request) : fc.oneof(...mutations).map((mutation) => mutated(request, mutation));
+    });
+}
+
+describe('requests the document forbids are refused', () => {
+  const breakable = operations.filter((operation) => operation.body || operation.parameters.some((parameter) => parameter.name !== 'Accept-Language'));
+  it.each(breakable.map((operation) => [operation.key, operation] as const))('%s', async (_key, operation) => {
+    await fc.assert(
+      fc.asyncProperty(forbiddenRequests(operation), async (request) => {
+        // Many a mutation is still allowed ('x' for a free text): only the ones the document forbids count.
+        fc.pre(!documentAllows(operation, request));
+        const response = await send(operation, request);
+        expect(response.status, described(request, response)).toBe(400);
+        expect(response.body.error, described(request, response)).toBe('VALIDATION_FAILED');
+      }),
+      { numRuns: 15 },
+    );
+  }, 60_000);
+});
+
+/** The requests of issue 28's table: each was valid under the document and refused by the service. */
+describe('issue 28: requests the document allowed and the service refused', () => {
+  const operationAt = (key: string) => operations.find((operation) => operation.key === key)!;
+
+  async function refusedByBoth(key: string, body: unknown, detailPath: string) {
+    const operation = operationAt(key);
+    expect(validates(operation.body!.pointer, body), `${key} ${JSON.stringify(body)}: the document allows it`).toBe(false);
+    const response = await api.request(operation.method, `/api${operation.template.replace('{id}', '1')}`, {
+      body,
+      ...(operation.bearer ? { token: (await signIn(api, uniqueEmail('table'))).token } : {}),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('VALIDATION_FAILED');
+    expect(response.body.details.map((detail: { path: string }) => detail.path)).toContain(detailPath);
+  }
+
+  it('an event value of another type: {"eventType":"volume_detection","eventValue":"bottom"}, alone and in a batch', async () => {
+    const event = { eventType: 'volume_detection', eventValue: 'bottom' };
+    await refusedByBoth('POST /behavior/events', event, 'body.eventValue');
+    await refusedByBoth('POST /behavior/events/batch', { events: [event] }, 'body.events.0.eventValue');
+  });
+
+  it('an empty voice_provider value in a batch', async () => {
+    await refusedByBoth('POST /behavior/events/batch', { events: [{ eventType: 'voice_provider', eventValue: '' }] }, 'body.events.0.eventValue');
+  });
+
+  it('the e-mail 0@com: send, login, register', async () => {
+    await refusedByBoth('POST /verify-code/send', { type: 'email', target: '0@com' }, 'body.target');
+    await refusedByBoth('POST /auth/login', { email: '0@com', password: 'violet-harbor-42' }, 'body.email');
+    await refusedByBoth('POST /auth/register', { email: '0@com', verifyCode: '123456', password: 'violet-harbor-42' }, 'body.email');
+  });
+
+  it('an empty phone: login, register, PUT /users/me/phone, an SMS target', async () => {
+    await refusedByBoth('POST /auth/login', { phone: '', password: 'violet-harbor-42' }, 'body.phone');
+    await refusedByBoth('POST /auth/register', { phone: '', verifyCode: '123456', password: 'violet-harbor-42' }, 'body.phone');
+    await refusedByBoth('PUT /users/me/phone', { phone: '', verifyCode: '123456' }, 'body.phone');
+    await refusedByBoth('POST /verify-code/send', { type: 'sms', target: '' }, 'body.target');
+  });
+
+  it('an empty PATCH: /users/me and /transcriptions/{id}', async () => {
+    await refusedByBoth('PATCH /users/me', {}, 'body');
+    await refusedByBoth('PATCH /transcriptions/{id}', {}, 'body');
+  });
+
+  it('an empty time zone', async () => {
+    await refusedByBoth('PATCH /users/me', { timeZone: '' }, 'body.timeZone');
+  });
+
+  it('a blank product model', async () => {
+    await refusedByBoth('POST /devices', { sn: 'CG2-EXACT-1', mac: '3C:71:BF:4A:92:1E', productModel: ' ' }, 'body.productModel');
+  });
+});
