@@ -62,7 +62,9 @@ let sampler: SchemaSampler;
 beforeAll(async () => {
   api = await startLocalApi();
   document = (await api.request('GET', '/api/openapi.json')).body;
-  ajv = documentAjv(document);
+  // `format` asserts nothing here (JSON Schema's default): `0@com` is an e-mail under some
+  // validators' `format: email`, so the document says what it allows with patterns and lengths.
+  ajv = documentAjv(document, { formats: false });
   sampler = new SchemaSampler(document, underRulesBeyondTheSchema);
 });
 afterAll(() => api?.close());
