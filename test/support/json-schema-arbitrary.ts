@@ -112,6 +112,8 @@ export class SchemaSampler {
    */
   private object(schema: JsonSchema, requiredBranches: JsonSchema[], exclusive: boolean, allOf: JsonSchema[]): fc.Arbitrary<Record<string, unknown>> {
     const properties: Record<string, JsonSchema> = schema.properties ?? {};
+    // Built once: building an arbitrary (a regex's) per drawn value would make drawing the slow part.
+    const model = Object.fromEntries(Object.entries(properties).map(([property, propertySchema]) => [property, this.arbitrary(propertySchema, property)]));
     const choices = [...(requiredBranches.length > 0 ? [{ branches: requiredBranches, exclusive }] : []), ...allOf.map((part) => requiredChoice(part))];
     const pick = fc.tuple(...choices.map((choice) => fc.constantFrom(...choice.branches)));
     return pick.chain((chosen) => {
@@ -122,12 +124,8 @@ export class SchemaSampler {
         if (!choices[index]!.exclusive) return;
         for (const other of requiredBranches) if (other !== branch) for (const property of other.required ?? []) excluded.add(property);
       });
-      const model = Object.fromEntries(
-        Object.entries(properties)
-          .filter(([property]) => !excluded.has(property))
-          .map(([property, propertySchema]) => [property, this.arbitrary(propertySchema, property)]),
-      );
-      return fc.record(model, { requiredKeys: [...required].filter((property) => property in model) }) as fc.Arbitrary<Record<string, unknown>>;
+      const present = Object.fromEntries(Object.entries(model).filter(([property]) => !excluded.has(property)));
+      return fc.record(present, { requiredKeys: [...required].filter((property) => property in present) }) as fc.Arbitrary<Record<string, unknown>>;
     });
   }
 }
