@@ -49,6 +49,8 @@ export interface paths {
         /**
          * Send a verification code
          * @description By e-mail or SMS, in the language of `locale`, else of `Accept-Language`, else the `locale` of the target's account, else English. Answers the same whether or not an account exists. One code per target every 60 s.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): a phone number must be a valid number of its country.
          */
         post: operations["verifyCodeSend"];
         delete?: never;
@@ -69,6 +71,8 @@ export interface paths {
         /**
          * Sign in with a code
          * @description A target without an account gets one.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): a phone number must be a valid number of its country.
          */
         post: operations["verifyCodeVerify"];
         delete?: never;
@@ -86,7 +90,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with a password */
+        /**
+         * Log in with a password
+         * @description Checked beyond the schema (400 `VALIDATION_FAILED`): a phone number must be a valid number of its country.
+         */
         post: operations["authLogin"];
         delete?: never;
         options?: never;
@@ -106,6 +113,8 @@ export interface paths {
         /**
          * Register with a code and a password
          * @description The code must have been sent to the e-mail or phone. Answers the new user without a token.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): a new password must not be one of the 10 000 most common passwords; a phone number must be a valid number of its country.
          */
         post: operations["authRegister"];
         delete?: never;
@@ -126,6 +135,8 @@ export interface paths {
         /**
          * Set a new password with a code
          * @description The code must have been sent to `target`. Tokens issued before stop working; a login lock is lifted.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): a new password must not be one of the 10 000 most common passwords; a phone number must be a valid number of its country.
          */
         post: operations["authPasswordReset"];
         delete?: never;
@@ -239,6 +250,8 @@ export interface paths {
         /**
          * Change the time zone or locale
          * @description Any of `timeZone` (an IANA name the service knows, or null for UTC) and `locale`, at least one. Usage already counted stays on the days it fell on; records saved from then on count in the new zone.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `timeZone` must be a zone of the IANA time zone database the service knows (`Mars/Olympus` is refused).
          */
         patch: operations["usersUpdateMe"];
         trace?: never;
@@ -274,6 +287,8 @@ export interface paths {
         /**
          * Link or change the phone number
          * @description With a code sent to the new number by `POST /api/verify-code/send`. The old number is freed for others.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): a phone number must be a valid number of its country.
          */
         put: operations["usersChangePhone"];
         post?: never;
@@ -294,6 +309,8 @@ export interface paths {
         /**
          * Set or change the password
          * @description `currentPassword` is required when the account has a password (wrong ones count toward the login lock); an account created by code sets its first one without. Every other session ends; this one goes on.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): a new password must not be one of the 10 000 most common passwords; `currentPassword` is required once the account has a password.
          */
         put: operations["usersChangePassword"];
         post?: never;
@@ -313,6 +330,8 @@ export interface paths {
         /**
          * List your devices
          * @description Newest binding first.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["devicesList"];
         put?: never;
@@ -357,10 +376,15 @@ export interface paths {
         /**
          * List your transcription records
          * @description Newest first, full records.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["transcriptionsList"];
         put?: never;
-        /** Save a transcription record */
+        /**
+         * Save a transcription record
+         * @description Checked beyond the schema (400 `VALIDATION_FAILED`): `startedAt` must be a real moment (no leap second), at most 5 minutes ahead of the server's clock and at most 366 days back.
+         */
         post: operations["transcriptionsCreate"];
         delete?: never;
         options?: never;
@@ -408,7 +432,9 @@ export interface paths {
         head?: never;
         /**
          * Edit a transcription record
-         * @description Any of the four fields, at least one; sets `updatedAt`. Usage follows a changed duration.
+         * @description Any of the five fields, at least one; sets `updatedAt`. Usage follows a changed duration.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `startedAt` must be a real moment (no leap second), at most 5 minutes ahead of the server's clock and at most 366 days back.
          */
         patch: operations["transcriptionsUpdate"];
         trace?: never;
@@ -423,6 +449,8 @@ export interface paths {
         /**
          * List your login events
          * @description Events of type `login`, newest first.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["behaviorListLogins"];
         put?: never;
@@ -484,6 +512,8 @@ export interface paths {
         /**
          * List your translation_on events
          * @description Events of type `translation_on`, newest first.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["behaviorListTranslation"];
         put?: never;
@@ -504,6 +534,8 @@ export interface paths {
         /**
          * List your voice_provider events
          * @description Events of type `voice_provider`, newest first.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["behaviorListVoiceProvider"];
         put?: never;
@@ -524,6 +556,8 @@ export interface paths {
         /**
          * List your language_choice events
          * @description Events of type `language_choice`, newest first.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["behaviorListLanguageChoice"];
         put?: never;
@@ -1070,8 +1104,7 @@ export interface operations {
                     /** @constant */
                     type: "email";
                     /**
-                     * Format: email
-                     * @description Trimmed and lower-cased
+                     * @description White space around it is trimmed; stored lower-cased
                      * @example alice@example.com
                      */
                     target: string;
@@ -1242,8 +1275,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * Format: email
-                     * @description Trimmed and lower-cased
+                     * @description White space around it is trimmed; stored lower-cased
                      * @example alice@example.com
                      */
                     email?: string;
@@ -1310,8 +1342,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * Format: email
-                     * @description Trimmed and lower-cased
+                     * @description White space around it is trimmed; stored lower-cased
                      * @example alice@example.com
                      */
                     email?: string;
@@ -1694,7 +1725,7 @@ export interface operations {
                 "application/json": {
                     timeZone?: string | null;
                     locale?: string | null;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -1744,8 +1775,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * Format: email
-                     * @description Trimmed and lower-cased
+                     * @description White space around it is trimmed; stored lower-cased
                      * @example alice@example.com
                      */
                     email: string;
@@ -2264,7 +2294,7 @@ export interface operations {
                      * @example 2026-01-29T10:30:00Z
                      */
                     startedAt?: string;
-                };
+                } & (unknown | unknown | unknown | unknown | unknown);
             };
         };
         responses: {
@@ -2414,16 +2444,38 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @constant */
+                    eventType: "translation_on";
+                    /** @enum {string} */
+                    eventValue: "true" | "false";
+                } | {
+                    /** @constant */
+                    eventType: "voice_provider";
+                    eventValue: string;
+                } | {
+                    /** @constant */
+                    eventType: "language_choice";
                     /**
-                     * @example subtitle_layout
-                     * @enum {string}
-                     */
-                    eventType: "translation_on" | "voice_provider" | "language_choice" | "ambient_sound" | "subtitle_layout" | "volume_detection";
-                    /**
-                     * @description Per type: translation_on `true`/`false`; voice_provider 1 to 64 characters; language_choice like `zh-CN`; ambient_sound `enabled`/`disabled`; subtitle_layout `top`/`bottom`; volume_detection `auto`/`manual`
-                     * @example bottom
+                     * @description <language>-<REGION>
+                     * @example en-US
+                     * @example zh-CN
                      */
                     eventValue: string;
+                } | {
+                    /** @constant */
+                    eventType: "ambient_sound";
+                    /** @enum {string} */
+                    eventValue: "enabled" | "disabled";
+                } | {
+                    /** @constant */
+                    eventType: "subtitle_layout";
+                    /** @enum {string} */
+                    eventValue: "top" | "bottom";
+                } | {
+                    /** @constant */
+                    eventType: "volume_detection";
+                    /** @enum {string} */
+                    eventValue: "auto" | "manual";
                 };
             };
         };
@@ -2482,18 +2534,40 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description 1 to 50 events, in the order they happened (the last of a type becomes its lastValue) */
-                    events: {
+                    events: ({
+                        /** @constant */
+                        eventType: "translation_on";
+                        /** @enum {string} */
+                        eventValue: "true" | "false";
+                    } | {
+                        /** @constant */
+                        eventType: "voice_provider";
+                        eventValue: string;
+                    } | {
+                        /** @constant */
+                        eventType: "language_choice";
                         /**
-                         * @example subtitle_layout
-                         * @enum {string}
-                         */
-                        eventType: "translation_on" | "voice_provider" | "language_choice" | "ambient_sound" | "subtitle_layout" | "volume_detection";
-                        /**
-                         * @description Per type: translation_on `true`/`false`; voice_provider 1 to 64 characters; language_choice like `zh-CN`; ambient_sound `enabled`/`disabled`; subtitle_layout `top`/`bottom`; volume_detection `auto`/`manual`
-                         * @example bottom
+                         * @description <language>-<REGION>
+                         * @example en-US
+                         * @example zh-CN
                          */
                         eventValue: string;
-                    }[];
+                    } | {
+                        /** @constant */
+                        eventType: "ambient_sound";
+                        /** @enum {string} */
+                        eventValue: "enabled" | "disabled";
+                    } | {
+                        /** @constant */
+                        eventType: "subtitle_layout";
+                        /** @enum {string} */
+                        eventValue: "top" | "bottom";
+                    } | {
+                        /** @constant */
+                        eventType: "volume_detection";
+                        /** @enum {string} */
+                        eventValue: "auto" | "manual";
+                    })[];
                 };
             };
         };
