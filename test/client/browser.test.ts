@@ -1,0 +1,111 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { standaloneBundle } from '../../client/scripts/build';
+import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
+import type { LocalApi } from '../support/local-api';
+
+/**
+ * The client in a real browser: headless Chromium (Debian's package, driven by playwright-core as
+ * the /docs test does) loads the built client, one minified ES module, from a page of another
+ * origin than the API (so CORS is part of it), signs in with a code, saves a record, sends an event
+ * and reads them back, with localStorage as its storage.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const skipReason = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: install Debian's chromium package`;
+if (skipReason) console.error(`[client-browser] skipped: ${skipReason}`);
+
+let api: LocalApi;
+let browser: BrowserContext;
+let profile: string;
+let pageServer: Server;
+let pageUrl: string;
+
+const PAGE = `<!doctype html><html><head><title>client</title>
+<script type="module">import * as captioning from './client.js'; window.captioning = captioning; document.title = 'ready';</script>
+</head><body></body></html>`;
+
+beforeAll(async () => {
+  if (skipReason) return;
+  api = await startLocalApi();
+  const bundle = (await build(standaloneBundle)).outputFiles![0]!.contents;
+  pageServer = createServer((request, response) => {
+    if (request.url === '/client.js') response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
+    else if (request.url === '/') response.writeHead(200, { 'Content-Type': 'text/html' }).end(PAGE);
+    else if (request.url === '/favicon.ico') response.writeHead(204).end();
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
+  const address = pageServer.address();
+  pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
+  profile = mkdtempSync(join(tmpdir(), 'client-browser-profile-'));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => (pageServer ? pageServer.close(resolve) : resolve(undefined)));
+  await api?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('the client in a browser', () => {
+  it.skipIf(skipReason)('signs in, saves a record, sends an event and reads usage and statistics back, keeping the session in localStorage', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    try {
+      await page.goto(pageUrl);
+      await page.waitForFunction("document.title === 'ready'");
+      const target = uniqueEmail('browser');
+      await page.evaluate(
+        async ({ baseUrl, target }) => {
+          const page = globalThis as any;
+          const client = page.captioning.createClient({ baseUrl, storage: page.localStorage, clientName: 'Chromium test' });
+          page.client = client;
+          await client.auth.sendCode({ type: 'email', target });
+        },
+        { baseUrl: api.url, target },
+      );
+      // The person reads the code from their mail.
+      const verifyCode = latestCode(api, target);
+      const result = await page.evaluate(
+        async ({ target, verifyCode }) => {
+          const page = globalThis as any;
+          const client = page.client;
+          const session = await client.auth.verifyCode({ target, verifyCode });
+          const record = await client.transcriptions.create({ recordTitle: 'From the browser', text: 'Hello from Chromium', language: 'en-US', durationSeconds: 42 });
+          await client.events.track('subtitle_layout', 'top');
+          const flushed = await client.events.flush();
+          const user = await client.users.me();
+          const usage = await client.api.GET('/transcriptions/usage', { params: { query: { days: 7 } } });
+          const stats = await client.api.GET('/behavior/stats');
+          return { session, record, flushed, user, usage: usage.data, stats: stats.data, stored: JSON.parse(page.localStorage.getItem('captioning.session') ?? 'null') };
+        },
+        { target, verifyCode },
+      );
+      expect(result.record).toMatchObject({ recordTitle: 'From the browser', durationSeconds: 42 });
+      expect(result.flushed).toMatchObject({ sent: 1, count: 0 });
+      expect(result.user).toMatchObject({ userId: result.session.userId, email: target });
+      expect(result.usage.totalUsage).toBe(42);
+      expect(result.stats.events).toEqual([expect.objectContaining({ eventType: 'subtitle_layout', count: 1, lastValue: 'top' })]);
+      expect(result.stored).toMatchObject({ userId: result.session.userId });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
