@@ -61,6 +61,19 @@ export interface Config {
   LOCAL_IDLE_TIMEOUT_MS: number;
   LOCAL_MAX_CONNECTIONS: number;
   /**
+   * The most a DELETE /api/users/me request spends purging the account's data before it answers;
+   * the scheduled job purges the rest. On Lambda the function's remaining time less a 2 s margin
+   * bounds it too (shared/accounts/account-deletion-service.ts). The default answers within about
+   * 7 s however much the account holds, inside the functions' 10 s timeout, locally as on AWS.
+   */
+  ACCOUNT_PURGE_BUDGET_MS: number;
+  /**
+   * Local server only: the scheduled jobs (shared/routes.ts `jobs`) run every this many seconds,
+   * or on their own schedule if that is more often; 0: only when called (tests that run a job
+   * themselves).
+   */
+  LOCAL_JOB_INTERVAL_SECONDS: number;
+  /**
    * The `service` dimension of the business metrics (shared/ports/metrics.ts). The stack sets
    * `captioning-<stage>`, so that two stages in one account and region keep their figures apart.
    */
@@ -204,12 +217,14 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   AWS_CONNECT_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 1000),
   AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
   SMS_MAX_PER_HOUR: positive(500),
+  ACCOUNT_PURGE_BUDGET_MS: withDefault(wholeNumber(0, 60_000), 7_000),
   // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
   LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(DEFAULT_CODE_REQUESTS_PER_WINDOW),
   LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),
   LOCAL_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_IDLE_TIMEOUT_MS: withDefault(wholeNumber(100), 30_000),
   LOCAL_MAX_CONNECTIONS: positive(256),
+  LOCAL_JOB_INTERVAL_SECONDS: withDefault(wholeNumber(0, 86_400), 60),
   LOG_DEBUG_SAMPLE_RATE: withDefault(fraction, 0),
   SERVICE_NAME: text('captioning-local'),
 };

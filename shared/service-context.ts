@@ -11,4 +11,10 @@ export type ServiceContext = Pick<AppContext, 'config' | 'clock' | 'db' | 'keys'
   log: Logger;
   /** Business metrics of this invocation, published once when it ends (shared/ports/metrics.ts). */
   metrics: Metrics;
+  /**
+   * Milliseconds until the invocation times out (Lambda's getRemainingTimeInMillis; the local
+   * server models it); Infinity where nothing bounds it. Work that may outgrow a request (an
+   * account's purge) stops in time by it.
+   */
+  remainingTimeMs(): number;
 };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { CODE_RATE_WINDOW_SECONDS } from '../../shared/config';
@@ -20,8 +21,8 @@ import type { LogSink } from '../../shared/logging/logger';
 import type { Clock } from '../../shared/ports/clock';
 import type { CodeSender } from '../../shared/ports/code-sender';
 import type { SecretSource } from '../../shared/ports/secrets';
-import { CODE_PATH_PREFIX, authorizer, routes, versionedPaths } from '../../shared/routes';
-import type { RouteDefinition } from '../../shared/routes';
+import { CODE_PATH_PREFIX, authorizer, jobs, routes, versionedPaths } from '../../shared/routes';
+import type { JobDefinition, RouteDefinition } from '../../shared/routes';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
 import type { DocsFile } from '../tools/docs-site';
 import { PROJECT_ROOT } from '../project-root';
@@ -61,6 +62,7 @@ export interface LocalServer {
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+type JobHandler = (event: unknown, context: Context) => Promise<unknown>;
 /** What a function module exports: its handler, which serves the context it is given. */
 interface HandlerModule<T> {
   withContext(context: AppContext): T;
@@ -112,6 +114,62 @@ function compile(path: string): { pattern: RegExp; parameterNames: string[] } {
     return '([^/]+)';
   });
   return { pattern: new RegExp(`^${source}$`), parameterNames };
+}
+
+/**
+ * The Lambda context of one run of a job: its request id, and the time left before the job's
+ * timeout, counted down as on Lambda (a purge run stops by it and the next run goes on).
+ */
+function jobContext(requestId: string, functionName: string, timeoutMs: number): Context {
+  const deadline = performance.now() + timeoutMs;
+  return { awsRequestId: requestId, functionName, getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())) } as Context;
+}
+
+const RATE_UNITS_MS: Record<string, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** The interval of an EventBridge `rate(…)` expression in ms; undefined for a `cron(…)` one. */
+export function rateIntervalMs(schedule: string): number | undefined {
+  const rate = /^rate\((\d+) (minute|hour|day)s?\)$/.exec(schedule);
+  return rate ? Number(rate[1]) * RATE_UNITS_MS[rate[2]!]! : undefined;
+}
+
+/**
+ * What EventBridge does on AWS: runs every job of the route table on its schedule, or every
+ * `LOCAL_JOB_INTERVAL_SECONDS` when that is sooner (a cut-short purge then finishes within a
+ * minute locally). A run never overlaps the previous run of the same job; a failed run is logged
+ * and the next one tries again, as EventBridge's retries would.
+ */
+async function scheduleJobs(context: AppContext, cfg: Config): Promise<() => Promise<void>> {
+  if (cfg.LOCAL_JOB_INTERVAL_SECONDS === 0) return async () => undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const running = new Set<Promise<void>>();
+  for (const job of jobs as readonly JobDefinition[]) {
+    const handler = (await loadModule<HandlerModule<JobHandler>>(job.entry)).withContext(context);
+    const everyMs = Math.min(rateIntervalMs(job.schedule) ?? Infinity, cfg.LOCAL_JOB_INTERVAL_SECONDS * 1000);
+    let current: Promise<void> | undefined;
+    const run = () => {
+      if (current) return;
+      const id = randomUUID();
+      current = handler({ source: 'local.scheduler', 'detail-type': 'Scheduled Event', id }, jobContext(id, `local-${job.name}`, job.timeoutSeconds * 1000))
+        .then(
+          () => undefined,
+          (error: unknown) => console.error(`job ${job.name} failed; the next run tries again`, error),
+        )
+        .finally(() => {
+          running.delete(current!);
+          current = undefined;
+        });
+      running.add(current);
+    };
+    const timer = setInterval(run, everyMs);
+    // The schedule alone never keeps a process alive.
+    timer.unref();
+    timers.push(timer);
+  }
+  return async () => {
+    for (const timer of timers) clearInterval(timer);
+    await Promise.all(running);
+  };
 }
 
 const methodArn = (method: string, path: string) => `arn:aws:execute-api:local:${ACCOUNT}:${API_ID}/${STAGE}/${method}${path}`;
@@ -372,6 +430,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
       },
     } as unknown as APIGatewayProxyEvent;
+    // No getRemainingTimeInMillis: nothing times a local request out (middy would answer 500 at
+    // it, and a loaded machine runs scrypt slowly); ACCOUNT_PURGE_BUDGET_MS bounds a deletion here.
     const context = { awsRequestId: requestId, functionName: `local-${mount.route.entry}` } as Context;
 
     let result: APIGatewayProxyResult;
@@ -410,6 +470,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
   });
+  const stopJobs = await scheduleJobs(context, cfg);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
@@ -418,10 +479,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     server,
     metrics,
     context,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await stopJobs();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

@@ -1,18 +1,60 @@
-import { BatchWriteCommand, DeleteCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, QueryCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { UnauthorizedError } from '../errors';
 import type { Database } from './client';
 import { keys, sortKeyPrefix } from './keys';
 import type { ItemKey } from './keys';
 import { PARTITION_KEY, SORT_KEY } from './table';
-import { accountSubject, clearLoginFailures } from './login-failures-repository';
+import { accountSubject } from './login-failures-repository';
 import { backOff, isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import type { TokenSubject, UserRecord } from './users-repository';
 import { tokenIsCurrentCondition } from './users-repository';
 
 const BATCH_SIZE = 25;
-const PARALLEL_BATCHES = 4;
+const PARALLEL_BATCHES = 8;
 const BATCH_ATTEMPTS = 8;
+/**
+ * Items deleted per step of a purge: BatchWriteItem calls of 25 in parallel. The time left is
+ * checked before each step (and before each Query of the next keys), so a purge given a budget
+ * ends within it plus one step.
+ */
+export const PURGE_STEP_ITEMS = BATCH_SIZE * PARALLEL_BATCHES;
+/** Keys per Query page: several steps' worth, so reading the partition costs few requests. */
+const QUERY_PAGE_ITEMS = PURGE_STEP_ITEMS * 10;
+
+/**
+ * Milliseconds a purge may still start a step in; zero or less: stop now, the purge marker stays
+ * and the scheduled job goes on from there. Unbounded when not given.
+ */
+export type TimeLeft = () => number;
+const unbounded: TimeLeft = () => Infinity;
+
+/** What a purge did: `finished` once the partition, the markers and the purge marker are gone. */
+export interface PurgeOutcome {
+  finished: boolean;
+  /** Items deleted from the partition by this call. */
+  deletedItems: number;
+}
+
+/**
+ * Items of the partition that hold a marker outside it, by sort-key prefix: the marker is
+ * released (only while it still names this account) before the item goes, so an interrupted purge
+ * never leaves a marker whose item it can no longer find. A new kind of item with a marker
+ * outside the partition (a passkey's credential id, say) adds a line here.
+ */
+const MARKERS_OUTSIDE_PARTITION: readonly { prefix: string; marker: (sortKeySuffix: string) => ItemKey }[] = [
+  // A device's serial owner: the serial is free for anyone once the account is gone.
+  { prefix: sortKeyPrefix.device, marker: (sn) => keys.deviceOwner(sn) },
+];
+
+/**
+ * Items outside the partition keyed by the account id alone, deleted once the partition is empty.
+ * A new kind keyed by the id adds a line here.
+ */
+const ACCOUNT_ITEMS_OUTSIDE_PARTITION: readonly ((userId: number) => ItemKey)[] = [
+  // The failed-password counter of the account.
+  (userId) => keys.loginFailures(accountSubject(userId)),
+];
 
 /**
  * Ends an account in one transaction: the profile goes (so every token of the account fails at
@@ -68,13 +110,14 @@ async function batchDelete(db: Database, batch: ItemKey[]): Promise<void> {
   }
 }
 
-/** Frees a serial, but only while it still names this account. */
-async function releaseSerial(db: Database, userId: number, sn: string): Promise<void> {
+/** Deletes an item outside the partition, but only while it still names this account. */
+async function releaseMarker(db: Database, userId: number, key: ItemKey): Promise<void> {
   try {
     await db.client.send(
       new DeleteCommand({
         TableName: db.tableName,
-        Key: keys.deviceOwner(sn),
+        Key: key,
+        // Someone else may hold it by now (a serial bound again after an interrupted purge).
         ConditionExpression: 'userId = :me',
         ExpressionAttributeValues: { ':me': userId },
       }),
@@ -84,46 +127,76 @@ async function releaseSerial(db: Database, userId: number, sn: string): Promise<
   }
 }
 
-/**
- * Removes everything in the account's partition (devices, records, usage, events, statistics,
- * idempotency records) and the markers outside it (serial owners, the login-failure counter),
- * then the purge marker. Idempotent and safe to run again after any interruption: a device's
- * serial marker is released before the device item is deleted, so an interrupted run never leaves
- * a serial bound to an account whose devices it can no longer find. Nothing can be added to the
- * partition meanwhile: every write checks the profile, which is gone.
- */
-export async function purgeAccountData(db: Database, userId: number): Promise<void> {
-  const pages = paginateQuery(
-    { client: db.client },
-    {
+/** The first keys of the partition: deleted ones are gone, so each page starts from the top. */
+async function firstKeys(db: Database, userId: number): Promise<ItemKey[]> {
+  const page = await db.client.send(
+    new QueryCommand({
       TableName: db.tableName,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
       ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
       ProjectionExpression: '#pk, #sk',
       ConsistentRead: true,
-    },
+      Limit: QUERY_PAGE_ITEMS,
+    }),
   );
-  for await (const page of pages) {
-    const itemKeys = (page.Items ?? []) as ItemKey[];
-    const serials = itemKeys.filter((key) => key.SK.startsWith(sortKeyPrefix.device)).map((key) => key.SK.slice(sortKeyPrefix.device.length));
-    await Promise.all(serials.map((sn) => releaseSerial(db, userId, sn)));
-    const batches: ItemKey[][] = [];
-    for (let index = 0; index < itemKeys.length; index += BATCH_SIZE) batches.push(itemKeys.slice(index, index + BATCH_SIZE));
-    for (let index = 0; index < batches.length; index += PARALLEL_BATCHES) {
-      await Promise.all(batches.slice(index, index + PARALLEL_BATCHES).map((batch) => batchDelete(db, batch)));
-    }
-  }
-  await clearLoginFailures(db, accountSubject(userId));
-  await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.pendingPurge(userId) }));
+  return (page.Items ?? []) as ItemKey[];
+}
+
+/** One step: the markers outside the partition of these items, then the items, in parallel batches. */
+async function deleteStep(db: Database, userId: number, itemKeys: ItemKey[]): Promise<void> {
+  const markers = itemKeys.flatMap((key) =>
+    MARKERS_OUTSIDE_PARTITION.filter((kind) => key.SK.startsWith(kind.prefix)).map((kind) => kind.marker(key.SK.slice(kind.prefix.length))),
+  );
+  await Promise.all(markers.map((marker) => releaseMarker(db, userId, marker)));
+  const batches: ItemKey[][] = [];
+  for (let index = 0; index < itemKeys.length; index += BATCH_SIZE) batches.push(itemKeys.slice(index, index + BATCH_SIZE));
+  await Promise.all(batches.map((batch) => batchDelete(db, batch)));
 }
 
 /**
- * Finishes purges that were cut short; for a scheduled job. Returns the accounts purged. The
- * marker partition only ever holds accounts being deleted right now or interrupted ones.
+ * Removes everything in the account's partition (devices, records, usage, events, statistics,
+ * sessions, idempotency records) and the items outside it that belong to the account (the lists
+ * above), then the purge marker, in steps of PURGE_STEP_ITEMS for as long as `timeLeft` allows.
+ * Idempotent, and safe to run again (or at the same time) after any interruption: a later call
+ * simply goes on. Nothing can be added to the partition meanwhile: every write checks the
+ * profile, which is gone; and an account signing up again with the same e-mail or phone gets a
+ * new id (shared/db/id-allocator.ts never reuses one), so a new partition this never touches.
  */
-export async function resumePendingPurges(db: Database): Promise<number[]> {
-  const purged: number[] = [];
+export async function purgeAccountData(db: Database, userId: number, timeLeft: TimeLeft = unbounded): Promise<PurgeOutcome> {
+  let deletedItems = 0;
+  for (;;) {
+    if (timeLeft() <= 0) return { finished: false, deletedItems };
+    const page = await firstKeys(db, userId);
+    if (page.length === 0) break;
+    for (let index = 0; index < page.length; index += PURGE_STEP_ITEMS) {
+      if (index > 0 && timeLeft() <= 0) return { finished: false, deletedItems };
+      const step = page.slice(index, index + PURGE_STEP_ITEMS);
+      await deleteStep(db, userId, step);
+      deletedItems += step.length;
+    }
+  }
+  await Promise.all(ACCOUNT_ITEMS_OUTSIDE_PARTITION.map((item) => db.client.send(new DeleteCommand({ TableName: db.tableName, Key: item(userId) }))));
+  await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.pendingPurge(userId) }));
+  return { finished: true, deletedItems };
+}
+
+/** What a run of the job did: the accounts it finished, and whether it stopped with purges pending. */
+export interface ResumeOutcome {
+  purged: number[];
+  deletedItems: number;
+  /** True when the time ran out first: the next run goes on where this one stopped. */
+  cutShort: boolean;
+}
+
+/**
+ * Finishes purges that were cut short (by a deletion request's budget, a timeout, a crash); for
+ * the scheduled job. The marker partition only ever holds accounts being deleted right now or
+ * cut short. Each run goes on from where the last one stopped (the deleted items are gone), so a
+ * partition larger than one run can delete is finished over several runs.
+ */
+export async function resumePendingPurges(db: Database, timeLeft: TimeLeft = unbounded): Promise<ResumeOutcome> {
+  const outcome: ResumeOutcome = { purged: [], deletedItems: 0, cutShort: false };
   const pages = paginateQuery(
     { client: db.client },
     {
@@ -136,9 +209,12 @@ export async function resumePendingPurges(db: Database): Promise<number[]> {
   );
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
-      await purgeAccountData(db, Number(item.userId));
-      purged.push(Number(item.userId));
+      const userId = Number(item.userId);
+      const { finished, deletedItems } = await purgeAccountData(db, userId, timeLeft);
+      outcome.deletedItems += deletedItems;
+      if (!finished) return { ...outcome, cutShort: true };
+      outcome.purged.push(userId);
     }
   }
-  return purged;
+  return outcome;
 }

@@ -140,6 +140,7 @@ export function endpoint<
         },
         log: context.log!,
         metrics: context.metrics!,
+        remainingTimeMs: () => (typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity),
       };
       return definition.run(input as unknown as RunInput<B, Q, P, R>, ctx);
     };

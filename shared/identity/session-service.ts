@@ -1,3 +1,4 @@
+import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import {
   SessionBookChangedError,
@@ -247,15 +248,17 @@ export async function endOtherSessions(ctx: ServiceContext, caller: AccountRef):
 /**
  * Logout with the app's refresh token ends that session. A token that is not a proven token of
  * the caller's account changes nothing, and the answer is the same: logout never fails on it.
- * The proven refresh token is what authorises the end, so it works even when the access token
- * that came with it has been revoked meanwhile (the app signs out either way).
+ * The caller's access token must still be current, as on every Bearer route (a cached Allow may
+ * outlive it): a deleted account's, a reset password's or an ended session's token gets 401,
+ * and its session has ended already. The check reads the profile beside the session, one
+ * request's time.
  */
-export async function signOut(ctx: ServiceContext, caller: Pick<AccountRef, 'userId'>, refreshToken: string | undefined): Promise<void> {
-  if (refreshToken === undefined) return;
-  const parts = parseRefreshToken(refreshToken);
-  if (!parts || parts.userId !== caller.userId) return;
-  const session = await findSession(ctx.db, parts.userId, parts.sessionId);
+export async function signOut(ctx: ServiceContext, caller: AccountRef, refreshToken: string | undefined): Promise<void> {
+  const parsed = refreshToken === undefined ? undefined : parseRefreshToken(refreshToken);
+  const parts = parsed && parsed.userId === caller.userId ? parsed : undefined;
+  const session = await readForAccount(ctx.db, caller, async () => (parts ? findSession(ctx.db, parts.userId, parts.sessionId) : undefined));
+  if (!parts || !session) return;
   const { refreshTokenKey } = await ctx.keys();
-  if (!session || !refreshTokenMatches(refreshTokenKey, parts, session.seed)) return;
+  if (!refreshTokenMatches(refreshTokenKey, parts, session.seed)) return;
   await endSessionQuietly(ctx.db, session.userId, session.sessionId);
 }

@@ -69,6 +69,8 @@ export interface Bench {
   clock: MovableClock;
   outbox: DevOutbox;
   bare: DynamoDBDocumentClient;
+  /** The context the handlers serve (scheduled jobs run with it too). */
+  app: AppContext;
   handler(route: RouteDefinition): Promise<ProxyHandler>;
   invoke(id: string, spec?: RequestSpec): Promise<APIGatewayProxyResult>;
   /** Invokes and throws unless the status is 2xx; returns the parsed body. */
@@ -372,6 +374,7 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     clock,
     outbox,
     bare,
+    app,
     handler,
     invoke,
     call,

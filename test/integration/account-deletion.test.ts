@@ -111,6 +111,9 @@ describe('DELETE /api/users/me', () => {
       api.request('POST', '/api/behavior/events', { token: account.token, body: { eventType: 'translation_on', eventValue: 'true' } }),
       api.request('POST', '/api/behavior/login', { token: account.token, body: { location: 'Home' } }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
+      // Logout too, with or without a refresh token (issue 28: it answered 200).
+      api.request('POST', '/api/auth/logout', { token: account.token }),
+      api.request('POST', '/api/v1/auth/logout', { token: account.token, body: { refreshToken: 'not-one' } }),
     ];
     for (const attempt of await Promise.all(attempts)) {
       expect(attempt.status, JSON.stringify(attempt.body)).toBe(401);
@@ -199,7 +202,7 @@ describe('an interrupted deletion', () => {
     expect(await exists(keys.pendingPurge(account.userId))).toBe(false);
     // Running it again is harmless.
     await purgeAccountData(api.db, account.userId);
-    expect(await resumePendingPurges(api.db)).not.toContain(account.userId);
+    expect((await resumePendingPurges(api.db)).purged).not.toContain(account.userId);
   });
 
   it('never frees a serial that meanwhile belongs to someone else', async () => {

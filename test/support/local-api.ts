@@ -65,6 +65,8 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
     LOG_LEVEL: 'silent',
     // Test files send far more codes from 127.0.0.1 than a client should; the limit has its own test.
     LOCAL_CODE_REQUESTS_PER_5_MINUTES: '1000000',
+    // The scheduled jobs run when a test runs them (or asks for the local schedule itself).
+    LOCAL_JOB_INTERVAL_SECONDS: '0',
     ...env,
   });
   await ensureTable(endpoint, config.TABLE_NAME);
