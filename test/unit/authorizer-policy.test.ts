@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config';
+import type { Database } from '../../shared/db/client';
 import { authorize } from '../../shared/identity/authorize';
 import { issueToken } from '../../shared/identity/tokens';
 import { epochSeconds } from '../../shared/ports/clock';
@@ -94,7 +95,9 @@ describe('a handler behind a cached Allow', () => {
   let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }>;
 
   beforeAll(async () => {
-    const app = testContext();
+    // Logout checks the account as every Bearer route does: here a table whose profile is current.
+    const currentProfile = { send: async () => ({ Item: { tokenVersion: 0 } }) } as unknown as Database['client'];
+    const app = testContext({ database: () => ({ client: currentProfile, tableName: 't' }) });
     handler = (await import('../../functions/auth/logout')).handler.withContext(app);
   });
 

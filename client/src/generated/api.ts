@@ -242,7 +242,7 @@ export interface paths {
         post?: never;
         /**
          * Delete your account
-         * @description Deletes the account and all its data (devices are unbound) and frees its e-mail, phone and serials; its tokens stop working at once.
+         * @description Ends the account at once: its tokens stop working and its e-mail, phone and serials are free (the same e-mail or phone may sign up again at once, as a new account). Its data (devices, records, usage, events, sessions) is removed within this request while time allows, and by a scheduled job within minutes otherwise; the answer is 200 either way and never waits on the size of the history.
          */
         delete: operations["usersDeleteMe"];
         options?: never;
