@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { STATUS_CODES, createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { CODE_RATE_WINDOW_SECONDS } from '../../shared/config';
@@ -71,24 +72,45 @@ interface HandlerModule<T> {
 interface MountedRoute {
   route: RouteDefinition;
   resource: string;
-  pattern: RegExp;
   parameterNames: string[];
   handler: ProxyHandler;
 }
 
+/** A resource path and the methods it has, as API Gateway's resource tree holds them. */
+interface MountedResource {
+  resource: string;
+  methods: Map<string, MountedRoute>;
+}
+
 /**
- * API Gateway matches a literal path segment before a `{parameter}` in the same place
- * (`/transcriptions/usage` before `/transcriptions/{id}`), whatever the order of the routes. The
- * local server takes the first match, so it tries its routes in that order (stable otherwise).
+ * How API Gateway picks the resource of a path: segment by segment, a literal segment before a
+ * `{parameter}` in the same place (`/transcriptions/usage` before `/transcriptions/{id}`),
+ * whatever the order of the routes. Returns the resource's index in `resources` and the
+ * parameter values, or undefined when none matches.
  */
-export function literalSegmentsFirst(a: string, b: string): number {
-  const left = a.split('/');
-  const right = b.split('/');
-  for (let index = 0; index < Math.min(left.length, right.length); index++) {
-    const leftIsParameter = left[index]!.startsWith('{');
-    if (leftIsParameter !== right[index]!.startsWith('{')) return leftIsParameter ? 1 : -1;
-  }
-  return 0;
+export function matchResource(resources: readonly string[], path: string): { index: number; values: string[] } | undefined {
+  const segments = path.split('/');
+  let best: { index: number; values: string[]; literals: boolean[] } | undefined;
+  resources.forEach((resource, index) => {
+    const parts = resource.split('/');
+    if (parts.length !== segments.length) return;
+    const values: string[] = [];
+    const literals: boolean[] = [];
+    for (let at = 0; at < parts.length; at++) {
+      const part = parts[at]!;
+      const isParameter = /^\{\w+\}$/.test(part);
+      if (isParameter) {
+        // A parameter matches one non-empty segment, as API Gateway's.
+        if (segments[at] === '') return;
+        values.push(segments[at]!);
+      } else if (part !== segments[at]) return;
+      literals.push(!isParameter);
+    }
+    // The first segment where they differ decides: the literal wins.
+    const better = !best || literals.find((literal, at) => literal !== best!.literals[at]) === true;
+    if (better) best = { index, values, literals };
+  });
+  return best && { index: best.index, values: best.values };
 }
 
 /**
@@ -98,6 +120,17 @@ export function literalSegmentsFirst(a: string, b: string): number {
  */
 export const DEV_NOW_HEADER = 'X-Dev-Now';
 const requestClockOffset = new AsyncLocalStorage<number>();
+/** How much of a refused body is read and dropped before the connection is cut (API Gateway takes 10 MB). */
+const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
+/** Request line and headers together, at most (Node's `maxHeaderSize`; see createServer below). */
+const MAX_HEADER_BYTES = 32 * 1024;
+/** Node's refusals before a request reaches a route, as JSON envelopes (by Node's error code). */
+const CLIENT_ERRORS: Record<string, { status: number; body: { code: number; message: string; error: string } }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, body: { code: 431, message: 'Request header fields too large', error: 'REQUEST_HEADER_FIELDS_TOO_LARGE' } },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, body: { code: 408, message: 'Request timeout', error: 'REQUEST_TIMEOUT' } },
+};
+/** A method the resource lacks, locally; API Gateway answers MISSING_AUTHENTICATION_TOKEN (404) there. */
+const METHOD_NOT_ALLOWED = { status: 405, body: { code: 405, message: 'Method not allowed', error: 'METHOD_NOT_ALLOWED' } };
 const STAGE = 'local';
 const API_ID = 'localapi';
 const ACCOUNT = '000000000000';
@@ -107,14 +140,7 @@ async function loadModule<T>(entry: string): Promise<T> {
   return module.handler;
 }
 
-function compile(path: string): { pattern: RegExp; parameterNames: string[] } {
-  const parameterNames: string[] = [];
-  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}/g, (_match, name: string) => {
-    parameterNames.push(name);
-    return '([^/]+)';
-  });
-  return { pattern: new RegExp(`^${source}$`), parameterNames };
-}
+const parameterNamesOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
 /**
  * The Lambda context of one run of a job: its request id, and the time left before the job's
@@ -191,8 +217,8 @@ function policyAllows(result: APIGatewayAuthorizerResult, arn: string): boolean 
 }
 
 /**
- * Reads a body up to `limit` bytes. Past it, reading stops at once ('too-large'): the rest is never
- * buffered, and the caller answers and closes the connection. 'aborted': the request ended first.
+ * Reads a body up to `limit` bytes. Past it, buffering stops at once ('too-large'): the caller
+ * answers, then lets the rest drain unread. 'aborted': the request ended first.
  */
 function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'aborted'> {
   return new Promise((resolve) => {
@@ -258,12 +284,16 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     codeSender: () => options.ports?.codeSender ?? options.outbox,
   });
 
-  const mounted: MountedRoute[] = [];
+  const resources: MountedResource[] = [];
   for (const route of routes) {
     const handler = (await loadModule<HandlerModule<ProxyHandler>>(route.entry)).withContext(context);
-    for (const resource of versionedPaths(route.path)) mounted.push({ route, resource, handler, ...compile(resource) });
+    for (const resource of versionedPaths(route.path)) {
+      let mountedResource = resources.find((candidate) => candidate.resource === resource);
+      if (!mountedResource) resources.push((mountedResource = { resource, methods: new Map() }));
+      mountedResource.methods.set(route.method, { route, resource, handler, parameterNames: parameterNamesOf(resource) });
+    }
   }
-  mounted.sort((a, b) => literalSegmentsFirst(a.resource, b.resource));
+  const resourcePaths = resources.map((resource) => resource.resource);
   const authorize = (await loadModule<HandlerModule<AuthorizerHandler>>(authorizer.entry)).withContext(context);
   /** The API reference page (GET /docs/), read on its first request. Local mode only, like /dev. */
   let docs: Map<string, DocsFile> | undefined;
@@ -341,22 +371,22 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       return;
     }
 
-    let match: { mount: MountedRoute; values: string[] } | undefined;
-    for (const mount of mounted) {
-      const values = mount.pattern.exec(url.pathname);
-      if (values && mount.route.method === method) {
-        match = { mount, values: values.slice(1) };
-        break;
-      }
+    const found = matchResource(resourcePaths, url.pathname);
+    if (!found) return gateway(response, 'MISSING_AUTHENTICATION_TOKEN', origin, closing);
+    const mount = resources[found.index]!.methods.get(method);
+    if (!mount) {
+      // Locally a 405 that names the methods; API Gateway answers MISSING_AUTHENTICATION_TOKEN (404 here).
+      const allow = [...resources[found.index]!.methods.keys(), 'OPTIONS'].join(', ');
+      const { status, body } = METHOD_NOT_ALLOWED;
+      return send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...closing, Allow: allow }, JSON.stringify(body));
     }
-    if (!match) return gateway(response, 'MISSING_AUTHENTICATION_TOKEN', origin, closing);
+    const values = found.values;
 
     if (codePaths.some((prefix) => url.pathname.startsWith(prefix))) {
       const wait = codeRequests.take(request.socket.remoteAddress ?? 'unknown', options.clock.now().getTime());
       if (wait !== undefined) return gateway(response, 'THROTTLED', origin, { ...closing, 'Retry-After': String(wait) });
     }
 
-    const { mount, values } = match;
     const arn = methodArn(method, url.pathname);
     let authorizerContext: Record<string, string> | undefined;
     // The token before the body: an unauthenticated client cannot make the server hold its body.
@@ -372,36 +402,48 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     }
 
     // Capped while it streams in, at the handlers' own limit (API Gateway's is 10 MB): a bigger
-    // body gets the handlers' 413, and no more of it is read.
+    // body gets the handlers' 413 and is never buffered. The rest of it is read and dropped, so
+    // the client, still sending, reads the 413 instead of a broken pipe (a signed-in client only:
+    // the token was checked first; the request timeout bounds how long it may go on).
     const body = await readBody(request, MAX_BODY_BYTES);
     if (body === 'aborted') return;
     if (body === 'too-large') {
       const refused = errorResponse(bodyTooLarge(), undefined);
-      return send(response, refused.status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...closing }, JSON.stringify(refused.body));
+      send(response, refused.status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin) }, JSON.stringify(refused.body));
+      let drained = 0;
+      request.on('data', (chunk: Buffer) => {
+        drained += chunk.length;
+        // Past what any client of a 10 MB gateway would send: this one is not stopping.
+        if (drained > DRAIN_LIMIT_BYTES) request.socket.destroy();
+      });
+      request.resume();
+      return;
     }
 
-    const headers: Record<string, string> = {};
-    const multiValueHeaders: Record<string, string[]> = {};
+    // Collected in Maps, then made objects with own properties only, as the JSON of a Lambda
+    // event is: a header or query parameter named `constructor`, `toString` or `__proto__` is
+    // just a name (a plain object would hand it Object.prototype's members, or a new prototype).
+    const headerValues = new Map<string, string[]>();
     for (let index = 0; index < request.rawHeaders.length; index += 2) {
       const name = request.rawHeaders[index]!;
-      const value = request.rawHeaders[index + 1]!;
-      headers[name] = value;
-      (multiValueHeaders[name] ??= []).push(value);
+      headerValues.set(name, [...(headerValues.get(name) ?? []), request.rawHeaders[index + 1]!]);
     }
-    const query: Record<string, string> = {};
-    const multiQuery: Record<string, string[]> = {};
-    for (const [name, value] of url.searchParams) {
-      query[name] = value;
-      (multiQuery[name] ??= []).push(value);
-    }
-    const pathParameters: Record<string, string> = {};
-    mount.parameterNames.forEach((name, index) => {
-      try {
-        pathParameters[name] = decodeURIComponent(values[index]!);
-      } catch {
-        pathParameters[name] = values[index]!;
-      }
-    });
+    const queryValues = new Map<string, string[]>();
+    for (const [name, value] of url.searchParams) queryValues.set(name, [...(queryValues.get(name) ?? []), value]);
+    const last = (values: string[]) => values[values.length - 1]!;
+    const headers = Object.fromEntries([...headerValues].map(([name, values]) => [name, last(values)]));
+    const multiValueHeaders = Object.fromEntries(headerValues);
+    const query = Object.fromEntries([...queryValues].map(([name, values]) => [name, last(values)]));
+    const multiQuery = Object.fromEntries(queryValues);
+    const pathParameters = Object.fromEntries(
+      mount.parameterNames.map((name, index) => {
+        try {
+          return [name, decodeURIComponent(values[index]!)];
+        } catch {
+          return [name, values[index]!];
+        }
+      }),
+    );
     const requestId = randomUUID();
     const event = {
       resource: mount.resource,
@@ -449,7 +491,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 
   // Node checks the header and request timeouts every `connectionsCheckingInterval` (30 s unless set).
   const checkEvery = Math.min(1000, cfg.LOCAL_HEADERS_TIMEOUT_MS, cfg.LOCAL_REQUEST_TIMEOUT_MS);
-  const server = createServer({ connectionsCheckingInterval: checkEvery }, (request, response) => {
+  // Headers up to 32 KB: a cursor of the documented 2 048 characters fits percent-encoded, whatever
+  // its characters (Node's default, 16 KB, refused a 1 340-emoji one before any route saw it).
+  const server = createServer({ connectionsCheckingInterval: checkEvery, maxHeaderSize: MAX_HEADER_BYTES }, (request, response) => {
     const devNow = request.headers[DEV_NOW_HEADER.toLowerCase()];
     const at = typeof devNow === 'string' ? Date.parse(devNow) : undefined;
     if (at !== undefined && !Number.isFinite(at)) return gateway(response, 'DEFAULT_4XX', request.headers.origin);
@@ -459,6 +503,20 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       if (!response.headersSent) gateway(response, 'DEFAULT_5XX', request.headers.origin);
       else response.destroy();
     });
+  });
+  // A request Node refuses before any route sees it (headers too large, a timeout, bad HTTP)
+  // gets the JSON envelope too: Node's own answers have an empty body.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+    if (error.code === 'ECONNRESET' || !socket.writable || started) {
+      socket.destroy();
+      return;
+    }
+    const refusal = CLIENT_ERRORS[error.code ?? ''] ?? GATEWAY_RESPONSES.DEFAULT_4XX;
+    const body = JSON.stringify(refusal.body);
+    const headers = { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, undefined), 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+    const head = [`HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   });
   server.keepAliveTimeout = 5_000;
   // Slow headers, slow bodies and idle sockets end; no more than so many connections at once.

@@ -305,17 +305,24 @@ describe('request errors of the code endpoints', () => {
     expectError(notAnObject, 400, 400, 'VALIDATION_FAILED');
   });
 
-  it('answers an unknown path or a wrong method with 404 {code:404}', async () => {
+  it('answers an unknown path with 404 {code:404}, and a method the path lacks with 405 and Allow (locally; API Gateway: 404)', async () => {
     for (const [method, path] of [
       ['GET', '/api/nothing-here'],
       ['POST', '/api/verify-code/resend'],
-      ['GET', '/api/verify-code/send'],
-      ['DELETE', '/api/auth/login'],
       ['POST', '/api/v2/verify-code/send'],
     ] as const) {
       const response = await api.request(method, path, method === 'GET' ? {} : { body: {} });
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(response.body).toMatchObject({ code: 404 });
+    }
+    for (const [method, path] of [
+      ['GET', '/api/verify-code/send'],
+      ['DELETE', '/api/auth/login'],
+    ] as const) {
+      const response = await api.request(method, path, method === 'GET' ? {} : { body: {} });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.body).toMatchObject({ code: 405, error: 'METHOD_NOT_ALLOWED' });
+      expect(response.headers.get('allow')).toBe('POST, OPTIONS');
     }
   });
 

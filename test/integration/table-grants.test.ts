@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { handler as resumeAccountPurgesJob } from '../../functions/jobs/resume-account-purges';
-import { literalSegmentsFirst } from '../../infra/local/server';
+import { matchResource } from '../../infra/local/server';
 import { endAccount } from '../../shared/db/account-deletion';
 import { findUserById } from '../../shared/db/users-repository';
 import { authorizer, jobs, routeId, routes } from '../../shared/routes';
@@ -34,16 +34,14 @@ let current: string | undefined;
 let proxy: RecordingProxy;
 
 const ALL_ROUTES: readonly RouteDefinition[] = routes;
-const patterns = ALL_ROUTES.map((route) => ({
-  route,
-  pattern: new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}$`),
-})).sort((a, b) => literalSegmentsFirst(a.route.path, b.route.path));
+const resourcePaths = [...new Set(ALL_ROUTES.map((route) => route.path))];
 
+/** The route a request reached, matched as the local server (and API Gateway) match it. */
 function routeOf(method: string, path: string): string {
-  const pathname = path.split('?')[0]!;
-  const found = patterns.find(({ route, pattern }) => route.method === method && pattern.test(pathname));
-  if (!found) throw new Error(`no route for ${method} ${path}`);
-  return routeId(found.route);
+  const found = matchResource(resourcePaths, path.split('?')[0]!);
+  const route = found && ALL_ROUTES.find((candidate) => candidate.path === resourcePaths[found.index] && candidate.method === method);
+  if (!route) throw new Error(`no route for ${method} ${path}`);
+  return routeId(route);
 }
 
 function declared(access: TableAccess | undefined): string[] {
