@@ -127,8 +127,11 @@ async function releaseMarker(db: Database, userId: number, key: ItemKey): Promis
   }
 }
 
-/** The first keys of the partition: deleted ones are gone, so each page starts from the top. */
-async function firstKeys(db: Database, userId: number): Promise<ItemKey[]> {
+/**
+ * The first keys of the partition: deleted ones are gone, so each page starts from the top.
+ * `last`: nothing follows them (nothing can be added meanwhile: the profile is gone).
+ */
+async function firstKeys(db: Database, userId: number): Promise<{ itemKeys: ItemKey[]; last: boolean }> {
   const page = await db.client.send(
     new QueryCommand({
       TableName: db.tableName,
@@ -140,7 +143,7 @@ async function firstKeys(db: Database, userId: number): Promise<ItemKey[]> {
       Limit: QUERY_PAGE_ITEMS,
     }),
   );
-  return (page.Items ?? []) as ItemKey[];
+  return { itemKeys: (page.Items ?? []) as ItemKey[], last: !page.LastEvaluatedKey };
 }
 
 /** One step: the markers outside the partition of these items, then the items, in parallel batches. */
@@ -167,14 +170,14 @@ export async function purgeAccountData(db: Database, userId: number, timeLeft: T
   let deletedItems = 0;
   for (;;) {
     if (timeLeft() <= 0) return { finished: false, deletedItems };
-    const page = await firstKeys(db, userId);
-    if (page.length === 0) break;
-    for (let index = 0; index < page.length; index += PURGE_STEP_ITEMS) {
+    const { itemKeys, last } = await firstKeys(db, userId);
+    for (let index = 0; index < itemKeys.length; index += PURGE_STEP_ITEMS) {
       if (index > 0 && timeLeft() <= 0) return { finished: false, deletedItems };
-      const step = page.slice(index, index + PURGE_STEP_ITEMS);
+      const step = itemKeys.slice(index, index + PURGE_STEP_ITEMS);
       await deleteStep(db, userId, step);
       deletedItems += step.length;
     }
+    if (last) break;
   }
   await Promise.all(ACCOUNT_ITEMS_OUTSIDE_PARTITION.map((item) => db.client.send(new DeleteCommand({ TableName: db.tableName, Key: item(userId) }))));
   await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.pendingPurge(userId) }));
