@@ -130,6 +130,8 @@ export const routes = [
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem'] } }),
   route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] } }),
+  // The app's open in one answer: profile read (also the account check) and three Queries, in parallel.
+  route('GET', '/api/users/me/summary', 'functions/users/summary.ts', { dynamodb: { actions: ['GetItem', 'Query'], indexes: ['ByCreated'] } }),
   // Each takes a code sent to the new e-mail or phone, as sign-in does.
   route('PUT', '/api/users/me/email', 'functions/users/change-email.ts', {
     throttle: 'strict',

@@ -2,6 +2,7 @@
 // adds about 70 KB. Functions import these schemas as types only; the OpenAPI generator builds them.
 import * as z from 'zod/mini';
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../behavior/event-types';
+import type { GeneralEventType } from '../behavior/event-types';
 import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 /**
@@ -227,6 +228,47 @@ export const behaviorStatsSchema = /* @__PURE__ */ named(
       ).check(z.describe('One entry per general event type recorded at least once, in the order of seed 2.5')),
     }),
   { id: 'BehaviorStats', description: 'Behavior statistics (seed 2.6).' },
+);
+
+/** What the app restores at open: one general type's last value and when that event happened. */
+const settingSchema = /* @__PURE__ */ built(() =>
+  z.object({
+    value: z.string().check(z.describe('The `eventValue` of the event of this type with the latest `occurredAt`')),
+    occurredAt: timestampSchema,
+  }),
+);
+
+/** GET /api/users/me/summary: the reads an app makes when it opens, in one answer (issue 29). */
+export const userSummarySchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      user: userSchema,
+      devices: z.object({
+        items: z.array(deviceSchema).check(z.describe('The first page (up to 20) of `GET /api/devices`, newest binding first')),
+        hasMore: z.boolean().check(z.describe('More devices follow: `GET /api/devices?cursor=` with `nextCursor` lists them')),
+        nextCursor: z.nullable(z.string()).check(z.describe('The `X-Next-Cursor` of `GET /api/devices?limit=20`; null without more')),
+      }),
+      usage: z.object({
+        totalUsage: z.int().check(z.minimum(0), z.describe('Lifetime usage in seconds')),
+        today: z.object({
+          date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.meta({ format: 'date', description: 'Today in the account’s time zone (UTC while none is set)' })),
+          usage: z.int().check(z.minimum(0), z.describe('Seconds used today (0 without records)')),
+        }),
+        dailyUsage: z.array(
+          z.object({
+            date: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/), z.meta({ format: 'date' })),
+            usage: z.int().check(z.minimum(0), z.describe('Seconds')),
+          }),
+        ).check(z.describe('As `GET /api/transcriptions/usage?days=7`: newest first, only days with usage, today and the 6 days before')),
+      }),
+      settings: z.object(Object.fromEntries(GENERAL_EVENT_TYPES.map((eventType) => [eventType, z.optional(settingSchema)])) as Record<GeneralEventType, z.ZodMiniOptional<typeof settingSchema>>).check(
+        z.describe('Per general event type ever recorded, its last value; types never recorded are absent'),
+      ),
+    }),
+  {
+    id: 'UserSummary',
+    description: 'What the app shows when it opens: the user, the first devices, the last week of usage and the settings to restore, in one request.',
+  },
 );
 
 export const healthSchema = /* @__PURE__ */ named(() => z.object({ status: z.literal('ok'), time: timestampSchema }), {

@@ -1,7 +1,7 @@
 import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { insertEvents, listEvents, readStats } from '../db/events-repository';
-import type { BehaviorEvent } from '../db/events-repository';
+import type { BehaviorEvent, TypeStats } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
 import type { GuardedWrite } from '../db/transactions';
@@ -10,7 +10,7 @@ import type { ServiceContext } from '../service-context';
 // The event types from their own module: the request schemas are built at import, and the
 // functions that only read events (stats, the lists) have no request body to validate.
 import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
-import type { EventType } from './event-types';
+import type { EventType, GeneralEventType } from './event-types';
 import type { EventBatchInput, GeneralEventInput } from './schemas';
 
 type EventInput = { eventType: EventType; eventValue: string | null; location: string | null };
@@ -64,7 +64,10 @@ export async function listByType(ctx: ServiceContext, account: AccountRef, event
  * order of types), from the aggregates kept with each event.
  */
 export async function stats(ctx: ServiceContext, account: AccountRef) {
-  const types = await readForAccount(ctx.db, account, () => readStats(ctx.db, account.userId));
+  return statsOf(await readForAccount(ctx.db, account, () => readStats(ctx.db, account.userId)));
+}
+
+export function statsOf(types: readonly TypeStats[]) {
   const byType = new Map(types.map((entry) => [entry.eventType, entry]));
   return {
     loginCount: byType.get(LOGIN_EVENT_TYPE)?.count ?? 0,
@@ -73,4 +76,26 @@ export async function stats(ctx: ServiceContext, account: AccountRef) {
       return entry && entry.count > 0 ? [{ eventType, count: entry.count, lastValue: entry.lastValue }] : [];
     }),
   };
+}
+
+/** A setting the app restores: the last value of a general type and when it was chosen. */
+export interface Setting {
+  value: string;
+  occurredAt: string;
+}
+
+/**
+ * The app's settings from the same aggregates as the statistics: per general type ever set, its
+ * `lastValue` and the `occurredAt` of that value's event (second precision, like every timestamp
+ * the API answers); types never set are absent.
+ */
+export function settingsOf(types: readonly TypeStats[]): Partial<Record<GeneralEventType, Setting>> {
+  const byType = new Map(types.map((entry) => [entry.eventType, entry]));
+  const settings: Partial<Record<GeneralEventType, Setting>> = {};
+  // In the seed's order of types, the order the response schema lists them in.
+  for (const eventType of GENERAL_EVENT_TYPES) {
+    const entry = byType.get(eventType);
+    if (entry?.lastValue != null && entry.lastAt !== null) settings[eventType] = { value: entry.lastValue, occurredAt: isoSeconds(new Date(entry.lastAt)) };
+  }
+  return settings;
 }

@@ -22,6 +22,8 @@ export interface TypeStats {
   eventType: string;
   count: number;
   lastValue: string | null;
+  /** When the event of `lastValue` happened (ISO 8601 UTC, ms); null with `lastValue`. */
+  lastAt: string | null;
 }
 
 /** Thrown when the statistics of `eventType` already hold a later event than the one being recorded. */
@@ -164,5 +166,7 @@ export async function readStats(db: Database, userId: number): Promise<TypeStats
     eventType: String(item[SORT_KEY]).slice(sortKeyPrefix.stats.length),
     count: Number(item.eventCount ?? 0),
     lastValue: (item.lastValue as string | null | undefined) ?? null,
+    // The position of the value's event starts with its time: no attribute of its own to keep in step.
+    lastAt: typeof item.lastPosition === 'string' ? item.lastPosition.slice(0, item.lastPosition.indexOf('#')) : null,
   }));
 }

@@ -26,8 +26,11 @@ export type PublicUser = z.output<typeof userSchema>;
 /** A sign-in's answer: the token, the session's refresh token (shared/identity/session-service.ts) and the user. */
 export type SignedIn = z.output<typeof sessionSchema>;
 
+/** The stored fields `publicUser` answers: a read for it needs no more of the profile. */
+export const PUBLIC_USER_FIELDS = ['userId', 'phone', 'email', 'timeZone', 'locale', 'createdAt', 'updatedAt'] as const;
+
 /** Seed 2.1, as `GET /api/users/me` and the profile operations answer it. */
-export const publicUser = (user: UserRecord): PublicUser => ({
+export const publicUser = (user: Pick<UserRecord, (typeof PUBLIC_USER_FIELDS)[number]>): PublicUser => ({
   userId: user.userId,
   phone: user.phone,
   email: user.email,

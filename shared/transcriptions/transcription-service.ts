@@ -162,18 +162,28 @@ export async function list(ctx: ServiceContext, account: AccountRef, page: PageR
  * long as the days actually used, and a client drawing a chart fills the gaps from the dates it has.
  *
  * Two requests, in parallel, whatever the number of records: the account check, which also reads
- * the time zone, and the usage query. Until the zone is known, the query covers the dates that
- * "today" can be anywhere on Earth (UTC-12 to UTC+14: the UTC date, one day on either side); the
- * answer is then cut to the zone's own `days` days.
+ * the time zone, and the usage query (`readUsageAround`, then `usageInZone`).
  */
 export async function usage(ctx: ServiceContext, account: AccountRef, days: number): Promise<Usage & { userId: number }> {
   const now = ctx.clock.now();
+  const { profile, result } = await readWithProfile(ctx.db, account, ['timeZone'], () => readUsageAround(ctx, account.userId, now, days));
+  const { totalUsage, dailyUsage } = usageInZone(result, profile.timeZone, now, days);
+  return { userId: account.userId, totalUsage, dailyUsage };
+}
+
+/**
+ * The usage items that the last `days` days can be in before the account's time zone is known, so
+ * that the read can run beside the profile read: the dates "today" can be anywhere on Earth
+ * (UTC-12 to UTC+14: the UTC date, one day on either side) and the days before. One Query.
+ */
+export function readUsageAround(ctx: ServiceContext, userId: number, now: Date, days: number): Promise<Usage> {
   const utcToday = utcDate(now);
-  const { profile, result } = await readWithProfile(ctx.db, account, ['timeZone'], () =>
-    readUsage(ctx.db, account.userId, addDays(utcToday, -days), addDays(utcToday, 1)),
-  );
-  const today = localDate(now, profile.timeZone);
+  return readUsage(ctx.db, userId, addDays(utcToday, -days), addDays(utcToday, 1));
+}
+
+/** What `readUsageAround` read, cut to the zone's own `days` days up to its today. */
+export function usageInZone(read: Usage, timeZone: string | null, now: Date, days: number): Usage & { today: string } {
+  const today = localDate(now, timeZone);
   const from = addDays(today, -(days - 1));
-  const dailyUsage = result.dailyUsage.filter((day) => day.date >= from && day.date <= today);
-  return { userId: account.userId, totalUsage: result.totalUsage, dailyUsage };
+  return { totalUsage: read.totalUsage, dailyUsage: read.dailyUsage.filter((day) => day.date >= from && day.date <= today), today };
 }

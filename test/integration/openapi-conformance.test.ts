@@ -170,6 +170,8 @@ describe('sign-in operations', () => {
     expect((await call('POST', '/api/auth/logout', tooLarge(alice.token))).status).toBe(413);
     expect((await call('GET', '/api/v1/users/me', { token: alice.token })).status).toBe(200);
     expect((await call('GET', '/api/users/me', { token: 'not-a-token' })).status).toBe(401);
+    expect((await call('GET', '/api/users/me/summary', { token: alice.token })).status).toBe(200);
+    expect((await call('GET', '/api/users/me/summary', { token: 'not-a-token' })).status).toBe(401);
   });
 });
 

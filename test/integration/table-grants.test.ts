@@ -254,6 +254,7 @@ beforeAll(async () => {
     const other = await signIn(api, uniqueEmail('grants-other'));
     expect((await call(api, 'POST', '/api/devices', { token: other.token, body: device })).status).toBe(400);
     await call(api, 'GET', '/api/devices?limit=1', auth);
+    await call(api, 'GET', '/api/users/me/summary', auth);
     expect((await call(api, 'DELETE', `/api/devices/${sn}`, auth)).status).toBe(200);
     expect((await call(api, 'DELETE', `/api/devices/${sn}`, auth)).status).toBe(404);
 
