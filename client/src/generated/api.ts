@@ -256,6 +256,26 @@ export interface paths {
         patch: operations["usersUpdateMe"];
         trace?: never;
     };
+    "/users/me/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the app shows when it opens
+         * @description The user (as `GET /api/users/me`), the first 20 devices (as `GET /api/devices`), usage of today and the last 7 days in the account’s time zone (as `GET /api/transcriptions/usage?days=7`) and, per behavior event type ever recorded, its last value and when it happened. Four DynamoDB reads in parallel instead of four requests of two reads each.
+         */
+        get: operations["usersSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/email": {
         parameters: {
             query?: never;
@@ -859,6 +879,101 @@ export interface components {
              * @example 2026-01-29T10:30:00Z
              */
             updatedAt: string;
+        };
+        /** @description What the app shows when it opens: the user, the first devices, the last week of usage and the settings to restore, in one request. */
+        UserSummary: {
+            user: components["schemas"]["User"];
+            devices: {
+                /** @description The first page (up to 20) of `GET /api/devices`, newest binding first */
+                items: components["schemas"]["Device"][];
+                /** @description More devices follow: `GET /api/devices?cursor=` with `nextCursor` lists them */
+                hasMore: boolean;
+                /** @description The `X-Next-Cursor` of `GET /api/devices?limit=20`; null without more */
+                nextCursor: string | null;
+            };
+            usage: {
+                /** @description Lifetime usage in seconds */
+                totalUsage: number;
+                today: {
+                    /**
+                     * Format: date
+                     * @description Today in the account’s time zone (UTC while none is set)
+                     */
+                    date: string;
+                    /** @description Seconds used today (0 without records) */
+                    usage: number;
+                };
+                /** @description As `GET /api/transcriptions/usage?days=7`: newest first, only days with usage, today and the 6 days before */
+                dailyUsage: {
+                    /** Format: date */
+                    date: string;
+                    /** @description Seconds */
+                    usage: number;
+                }[];
+            };
+            /** @description Per general event type ever recorded, its last value; types never recorded are absent */
+            settings: {
+                translation_on?: {
+                    /** @description The `eventValue` of the event of this type with the latest `occurredAt` */
+                    value: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt: string;
+                };
+                voice_provider?: {
+                    /** @description The `eventValue` of the event of this type with the latest `occurredAt` */
+                    value: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt: string;
+                };
+                language_choice?: {
+                    /** @description The `eventValue` of the event of this type with the latest `occurredAt` */
+                    value: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt: string;
+                };
+                ambient_sound?: {
+                    /** @description The `eventValue` of the event of this type with the latest `occurredAt` */
+                    value: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt: string;
+                };
+                subtitle_layout?: {
+                    /** @description The `eventValue` of the event of this type with the latest `occurredAt` */
+                    value: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt: string;
+                };
+                volume_detection?: {
+                    /** @description The `eventValue` of the event of this type with the latest `occurredAt` */
+                    value: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt: string;
+                };
+            };
         };
     };
     responses: {
@@ -1759,6 +1874,30 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    usersSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserSummary"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
