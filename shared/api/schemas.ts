@@ -181,6 +181,21 @@ export const transcriptionRecordSchema = /* @__PURE__ */ named(
   { id: 'TranscriptionRecord', description: 'A transcription record (seed 2.3); `updatedAt` is null until it is edited.' },
 );
 
+/** A record a search found: the record and where it matched (GET /api/transcriptions?q=). */
+export const foundTranscriptionRecordSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      ...transcriptionRecordSchema.shape,
+      match: z.optional(
+        z.object({
+          field: z.enum(['text', 'recordTitle']).check(z.describe('`text` when the text holds a hit, else `recordTitle`')),
+          snippet: z.string().check(z.describe('At most 160 code points of that field around its first hit (the whole field when it is shorter)')),
+        }).check(z.describe('Only with `q`: where the record matched')),
+      ),
+    }),
+  { id: 'FoundTranscriptionRecord', description: 'A transcription record; with `q`, also where it matched.' },
+);
+
 /** Seed 2.4, in seconds (contract section 4). */
 export const usageSchema = /* @__PURE__ */ named(
   () =>
@@ -282,6 +297,7 @@ export const openApiDocumentSchema = /* @__PURE__ */ built(() => z.looseObject({
 /** The lists (contract section 2: plain arrays, newest first). */
 export const deviceListSchema = /* @__PURE__ */ built(() => z.array(deviceSchema));
 export const transcriptionListSchema = /* @__PURE__ */ built(() => z.array(transcriptionRecordSchema));
+export const foundTranscriptionListSchema = /* @__PURE__ */ built(() => z.array(foundTranscriptionRecordSchema));
 export const behaviorEventListSchema = /* @__PURE__ */ built(() => z.array(behaviorEventSchema));
 export const activeSessionListSchema = /* @__PURE__ */ built(() => z.array(activeSessionSchema));
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { ValidationError } from '../errors';
@@ -22,6 +23,11 @@ export interface ListShape {
 export interface PageRequest {
   limit: number;
   cursor?: string | undefined;
+  /**
+   * What else the cursor is bound to (a search's query and filters, as `bindingOf` digests them):
+   * its cursors carry it, and a cursor of the same list with another binding, or none, is refused.
+   */
+  binding?: string | undefined;
 }
 
 export interface Page<T> {
@@ -32,11 +38,19 @@ export interface Page<T> {
 
 type Key = Record<string, string>;
 
+/** The cursor field holding a page request's binding. */
+const BINDING_FIELD = 'for';
+
+/** A short digest of what a cursor is bound to: equal inputs, equal digests. */
+export function bindingOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('base64url').slice(0, 16);
+}
+
 const MAX_CURSOR_LENGTH = 2048;
 
 /** A cursor is the base64url JSON of the key to continue after: opaque to clients, not secret. */
-export function encodeCursor(key: Key): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+export function encodeCursor(key: Key, binding?: string): string {
+  return Buffer.from(JSON.stringify(binding === undefined ? key : { ...key, [BINDING_FIELD]: binding }), 'utf8').toString('base64url');
 }
 
 const invalidCursor = (reason: string) =>
@@ -48,7 +62,7 @@ const invalidCursor = (reason: string) =>
  * partition and prefix, so a forged one could at worst skip the caller's own items; refusing every
  * other shape keeps malformed input out of DynamoDB and answers it with a clear 400.
  */
-export function decodeCursor(cursor: string, partition: string, shape: ListShape): Key {
+export function decodeCursor(cursor: string, partition: string, shape: ListShape, binding?: string): Key {
   if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
     throw invalidCursor('is not a cursor');
   }
@@ -59,22 +73,23 @@ export function decodeCursor(cursor: string, partition: string, shape: ListShape
     throw invalidCursor('is not a cursor');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidCursor('is not a cursor');
-  const entries = Object.entries(value);
+  const { [BINDING_FIELD]: boundTo, ...key } = value as Key;
+  if (boundTo !== binding) throw invalidCursor(binding === undefined || boundTo === undefined ? 'belongs to another list' : 'belongs to another search');
+  const entries = Object.entries(key);
   const expected = shape.index ? [PARTITION_KEY, SORT_KEY, LIST_INDEX_SORT_KEY] : [PARTITION_KEY, SORT_KEY];
-  if (entries.length !== expected.length || !expected.every((name) => typeof (value as Key)[name] === 'string')) {
+  if (entries.length !== expected.length || !expected.every((name) => typeof key[name] === 'string')) {
     throw invalidCursor('is not a cursor');
   }
-  const key = value as Key;
   if (key[PARTITION_KEY] !== partition) throw invalidCursor('belongs to another account');
   const ordering = shape.index ? key[LIST_INDEX_SORT_KEY]! : key[SORT_KEY]!;
   if (!ordering.startsWith(shape.prefix) || !shape.sortKey.test(ordering)) throw invalidCursor('belongs to another list');
   if (shape.index && !shape.tableSortKey?.test(key[SORT_KEY]!)) throw invalidCursor('belongs to another list');
   // Canonical form only, so one position has one cursor.
-  if (encodeCursor(key) !== cursor) throw invalidCursor('is not a cursor');
+  if (encodeCursor(key, binding) !== cursor) throw invalidCursor('is not a cursor');
   return key;
 }
 
-const keyOf = (item: Record<string, NativeAttributeValue>, shape: ListShape): Key => {
+export const keyOf = (item: Record<string, NativeAttributeValue>, shape: ListShape): Key => {
   const names = shape.index ? [PARTITION_KEY, SORT_KEY, LIST_INDEX_SORT_KEY] : [PARTITION_KEY, SORT_KEY];
   return Object.fromEntries(names.map((name) => [name, String(item[name])]));
 };

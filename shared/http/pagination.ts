@@ -29,8 +29,11 @@ export type PageQuery = z.output<typeof pageQuerySchema>;
  * client called (with or without /v1, a stage or a custom-domain base path) without the handler
  * having to know it.
  */
-export function pageReply<T>(page: Page<T>, query: PageQuery): Reply<T[]> {
+export function pageReply<T>(page: Page<T>, query: PageQuery, carried: Record<string, string | undefined> = {}): Reply<T[]> {
   if (!page.nextCursor) return new Reply(page.items);
-  const next = new URLSearchParams({ limit: String(query.limit), cursor: page.nextCursor });
+  // `carried`: the parameters the cursor is bound to (a search's `q` and filters), sent again with it.
+  const next = new URLSearchParams({ limit: String(query.limit) });
+  for (const [name, value] of Object.entries(carried)) if (value !== undefined) next.set(name, value);
+  next.set('cursor', page.nextCursor);
   return new Reply(page.items, { 'X-Next-Cursor': page.nextCursor, Link: `<?${next.toString()}>; rel="next"` });
 }

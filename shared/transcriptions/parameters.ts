@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
 import { boundedIntegerParameter } from '../api/integer-parameter';
+import { languageTagSchema } from '../fields';
+import { searchQueryProblem } from './search';
 
 /** Ids are positive integers below 2^53; anything else names no record. */
 export const transcriptionPathParams = z.object({
@@ -16,3 +18,44 @@ export const transcriptionPathParams = z.object({
 
 /** `?days=` 1..366 (a leap year), default 30 (contract section 4). */
 export const usageQuery = z.object({ days: boundedIntegerParameter('days', 1, 366, 30) });
+
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A date of the calendar (not 2026-02-30): it reads back as itself. */
+const isRealDate = (value: string) => {
+  const at = new Date(`${value}T00:00:00Z`);
+  return Number.isFinite(at.getTime()) && at.toISOString().slice(0, 10) === value;
+};
+const calendarDate = (description: string) =>
+  z.optional(
+    z.string().check(
+      z.regex(CALENDAR_DATE, { message: 'must be a calendar date like 2026-01-29', abort: true }),
+      z.refine(isRealDate, 'is not a date of the calendar'),
+      z.meta({ format: 'date', description, examples: ['2026-01-29'] }),
+    ),
+  );
+
+/**
+ * `?q=`, `?language=`, `?from=`, `?to=` of GET /api/transcriptions (search and filters; the
+ * matching rules are in ./search.ts). Each problem is a `details` entry of the 400.
+ */
+export const recordFilterFields = {
+  q: z.optional(
+    z.string().check(
+      z.refine((q) => searchQueryProblem(q) === undefined, { abort: true, error: (issue) => searchQueryProblem(String(issue.input)) ?? 'is not a search' }),
+      z.meta({
+        description:
+          'Search: 1 to 100 characters after trimming. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds `match` to each record',
+        examples: ['dose', '会议', '"three pm" meeting'],
+      }),
+    ),
+  ),
+  language: z.optional(languageTagSchema.check(z.meta({ description: 'Only records in this language', examples: ['zh-CN'] }))),
+  from: calendarDate('Only records that started on this calendar day or later, in the account’s time zone (UTC while none is set)'),
+  to: calendarDate('Only records that started on this calendar day or earlier, in the account’s time zone (UTC while none is set)'),
+};
+
+/** `from` after `to` selects nothing: refused as a mistake rather than answered empty. */
+export const datesInOrder = z.refine<{ from?: string | undefined; to?: string | undefined }>((filters) => !(filters.from && filters.to && filters.from > filters.to), {
+  message: 'must not be before from',
+  path: ['to'],
+});

@@ -1,13 +1,16 @@
 import { assertAccountCurrent, readForAccount, readWithProfile } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { allocateId } from '../db/id-allocator';
+import { bindingOf } from '../db/pagination';
 import type { Page, PageRequest } from '../db/pagination';
 import {
   deleteRecord,
   findRecord,
   insertRecord,
   listRecords,
+  pageOfBatch,
   publicRecord,
+  readRecordBatch,
   replaceRecord,
   StaleRecord,
   usageDay,
@@ -23,6 +26,8 @@ import { isoSeconds, utcDate } from '../ports/clock';
 import { addDays, localDate } from '../time-zones';
 import type { ServiceContext } from '../service-context';
 import type { NewTranscription, TranscriptionPatch } from './schemas';
+import { matchRecord, parseSearchQuery } from './search';
+import type { SearchMatch } from './search';
 
 const DAY_MS = 86_400_000;
 /** How far ahead a device's clock may be (contract of `startedAt`), and how far back a record may begin. */
@@ -153,6 +158,45 @@ export async function remove(ctx: ServiceContext, account: AccountRef, id: numbe
 /** The caller's records, newest first, full records (seed 2.3). */
 export async function list(ctx: ServiceContext, account: AccountRef, page: PageRequest): Promise<Page<TranscriptionRecord>> {
   return readForAccount(ctx.db, account, () => listRecords(ctx.db, account.userId, page));
+}
+
+/** What narrows the list: a search (`q`), a language, calendar dates of `startedAt` (inclusive). */
+export interface RecordFilters {
+  q?: string | undefined;
+  language?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** A record a search found, with where it matched; records of a list without `q` have no `match`. */
+export type FoundRecord = TranscriptionRecord & { match?: SearchMatch };
+
+/**
+ * The caller's records narrowed by `filters`, newest first; without any, the plain list. Each
+ * request reads one bounded batch of records (readRecordBatch) and answers the matches in it, so a
+ * page may hold fewer than `limit` records, even none, while older ones remain: its cursor goes
+ * on from there, and is refused for other filters. Dates are the account's own calendar days
+ * (its time zone, UTC while none is set), read in the same request as the account check.
+ */
+export async function find(ctx: ServiceContext, account: AccountRef, request: PageRequest & RecordFilters): Promise<Page<FoundRecord>> {
+  const { q, language, from, to, ...page } = request;
+  if (q === undefined && language === undefined && from === undefined && to === undefined) return list(ctx, account, page);
+  const binding = bindingOf([q?.trim() ?? null, language ?? null, from ?? null, to ?? null]);
+  const search = q === undefined ? undefined : parseSearchQuery(q);
+  const { profile, result: batch } = await readWithProfile(ctx.db, account, ['timeZone'], () =>
+    readRecordBatch(ctx.db, account.userId, { cursor: page.cursor, binding }),
+  );
+  const dated = from !== undefined || to !== undefined;
+  return pageOfBatch(batch, { limit: page.limit, binding }, (record): FoundRecord | undefined => {
+    if (language !== undefined && record.language !== language) return undefined;
+    if (dated) {
+      const day = localDate(new Date(record.startedAt), profile.timeZone);
+      if ((from !== undefined && day < from) || (to !== undefined && day > to)) return undefined;
+    }
+    if (!search) return record;
+    const match = matchRecord(search, record);
+    return match && { ...record, match };
+  });
 }
 
 /**

@@ -36,7 +36,7 @@ afterAll(() => api?.close());
 const get = (account: Account, path: string) => api.request('GET', path, { token: account.token });
 
 describe('a second account', () => {
-  it.each(['/api/devices', '/api/transcriptions', '/api/behavior/login', '/api/behavior/translation', '/api/behavior/voice-provider', '/api/behavior/language-choice'])(
+  it.each(['/api/devices', '/api/transcriptions', '/api/transcriptions?q=morning', '/api/transcriptions?language=en-US', '/api/behavior/login', '/api/behavior/translation', '/api/behavior/voice-provider', '/api/behavior/language-choice'])(
     'lists nothing of the first at %s',
     async (path) => {
       expect((await get(owner, path)).body.length).toBeGreaterThan(0);
@@ -81,10 +81,11 @@ describe('a second account', () => {
   });
 
   it('cannot page through the first account’s lists with its cursors', async () => {
-    for (const path of ['/api/transcriptions', '/api/behavior/voice-provider']) {
-      const cursor = (await get(owner, `${path}?limit=1`)).headers.get('x-next-cursor');
+    for (const path of ['/api/transcriptions', '/api/behavior/voice-provider', '/api/transcriptions?q=morning']) {
+      const separator = path.includes('?') ? '&' : '?';
+      const cursor = (await get(owner, `${path}${separator}limit=1`)).headers.get('x-next-cursor');
       expect(cursor).toBeTruthy();
-      const response = await get(stranger, `${path}?cursor=${cursor}`);
+      const response = await get(stranger, `${path}${separator}cursor=${cursor}`);
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ code: 400, error: 'VALIDATION_FAILED' });
     }

@@ -190,8 +190,10 @@ describe('each operation', () => {
       'GET /devices',
       'GET /transcriptions',
     ]);
-    for (const { operation } of lists) {
-      expect(operation.parameters?.map((parameter) => parameter.name)).toEqual(['limit', 'cursor']);
+    for (const { id, operation } of lists) {
+      // The records' list also searches and filters (issue 31).
+      const filters = id === 'GET /transcriptions' ? ['q', 'language', 'from', 'to'] : [];
+      expect(operation.parameters?.map((parameter) => parameter.name)).toEqual(['limit', 'cursor', ...filters]);
       expect(Object.keys(operation.responses['200']!.headers as object)).toEqual(['X-Next-Cursor', 'Link']);
     }
   });
