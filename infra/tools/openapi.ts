@@ -310,7 +310,8 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   if (!definition.response) throw new Error(`${id} has no response schema`);
   const idempotent = definition.idempotency !== undefined;
   const headers: DocumentedHeader[] = [...(idempotent ? (['Idempotency-Key'] as const) : []), ...(definition.docs.headers ?? [])];
-  const isList = definition.query === pageQuerySchema;
+  // A list's query is the page query, or extends it (the records' search and filters).
+  const isList = definition.query === pageQuerySchema || (definition.query as { shape?: { cursor?: unknown } } | undefined)?.shape?.cursor === pageQuerySchema.shape.cursor;
 
   const pathNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   const pathParameters = definition.params ? parameters(converter, definition.params as z.core.$ZodType, 'path') : [];
