@@ -294,6 +294,23 @@ export const healthSchema = /* @__PURE__ */ named(() => z.object({ status: z.lit
 /** The OpenAPI document itself: only its version is checked; the rest passes as generated. */
 export const openApiDocumentSchema = /* @__PURE__ */ built(() => z.looseObject({ openapi: z.string() }));
 
+/** A page of a person's export (GET /api/users/me/export): a documented, stable shape. */
+export const exportPageSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      profile: z.optional(userSchema.check(z.describe('First page only: the account, as `GET /api/users/me` answers it'))),
+      devices: z.optional(z.array(deviceSchema).check(z.describe('First page only: every bound device, newest binding first'))),
+      sessions: z.optional(z.array(activeSessionSchema).check(z.describe('First page only: the signed-in sessions, as `GET /api/auth/sessions` lists them'))),
+      transcriptions: z.array(transcriptionRecordSchema).check(z.describe('Records with their full text, oldest first, continuing from the previous page')),
+      events: z.array(behaviorEventSchema).check(z.describe('After the last record: behavior events, by type, each type oldest first')),
+      nextCursor: z.nullable(z.string()).check(z.describe('Pass as `?cursor=` for the next page; null on the last page')),
+    }),
+  {
+    id: 'ExportPage',
+    description: 'One page (at most 1 MB of JSON) of everything the service holds about the person that the API shows them; no hash, token material or internal key.',
+  },
+);
+
 /** The lists (contract section 2: plain arrays, newest first). */
 export const deviceListSchema = /* @__PURE__ */ built(() => z.array(deviceSchema));
 export const transcriptionListSchema = /* @__PURE__ */ built(() => z.array(transcriptionRecordSchema));

@@ -48,7 +48,7 @@ export function eventList(eventType: string): ListShape {
   return shape;
 }
 
-const toEvent = (item: Record<string, unknown>): BehaviorEvent => ({
+export const toEvent = (item: Record<string, unknown>): BehaviorEvent => ({
   eventId: Number(item.eventId),
   eventType: String(item.eventType),
   eventValue: (item.eventValue as string | null | undefined) ?? null,
