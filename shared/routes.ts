@@ -129,8 +129,8 @@ export const routes = [
   route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write', dynamodb: { actions: ['UpdateItem', 'DeleteItem'] } }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem'] } }),
-  // The person's whole data, one bounded page at a time (issue 31); the devices by the ByCreated index, as their list.
-  route('GET', '/api/users/me/export', 'functions/users/export.ts', { dynamodb: { actions: ['GetItem', 'Query'], indexes: ['ByCreated'] } }),
+  // The person's whole data, one bounded page at a time (issue 31).
+  route('GET', '/api/users/me/export', 'functions/users/export.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('DELETE', '/api/users/me', 'functions/users/delete-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] } }),
   // The app's open in one answer: profile read (also the account check) and three Queries, in parallel.
   route('GET', '/api/users/me/summary', 'functions/users/summary.ts', { dynamodb: { actions: ['GetItem', 'Query'], indexes: ['ByCreated'] } }),

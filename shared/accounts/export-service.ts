@@ -1,8 +1,6 @@
 import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
-import { listDevices } from '../db/devices-repository';
-import type { Device } from '../db/devices-repository';
-import { readExportItems } from '../db/export-repository';
+import { readAllDevices, readExportItems } from '../db/export-repository';
 import { currentUser } from '../identity/account-service';
 import { listActiveSessions } from '../identity/session-service';
 import type { ServiceContext } from '../service-context';
@@ -17,18 +15,6 @@ export const EXPORT_PAGE_BYTES = 1024 * 1024;
 /** The page's own keys and `nextCursor` around the items. */
 const PAGE_FRAME_BYTES = 4096;
 
-/** Every device of the account (a person binds a few; the list pages 100 at a time). */
-async function allDevices(ctx: ServiceContext, account: AccountRef): Promise<Device[]> {
-  const devices: Device[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await listDevices(ctx.db, account.userId, { limit: 100, cursor });
-    devices.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return devices;
-}
-
 /**
  * A page of everything the service holds about the caller that the API shows them: on the first
  * page the profile, the devices and the signed-in sessions, as their own endpoints answer them;
@@ -42,7 +28,7 @@ export async function exportPage(ctx: ServiceContext, account: AccountRef, curso
     return { transcriptions: items.transcriptions, events: items.events, nextCursor: items.nextCursor ?? null };
   }
   // The profile read is the account check (a 401 for an ended token); the others run beside it.
-  const [profile, devices, sessions] = await Promise.all([currentUser(ctx, account), allDevices(ctx, account), listActiveSessions(ctx, account)]);
+  const [profile, devices, sessions] = await Promise.all([currentUser(ctx, account), readAllDevices(ctx.db, account.userId), listActiveSessions(ctx, account)]);
   const head = { profile, devices, sessions };
   const room = EXPORT_PAGE_BYTES - PAGE_FRAME_BYTES - Buffer.byteLength(JSON.stringify(head));
   const items = await readExportItems(ctx.db, account.userId, undefined, room);

@@ -30,7 +30,7 @@ export const DEVICE_LIST: ListShape = {
 
 const publicDevice = ({ sn, userId, mac, productModel, createdAt }: Device): Device => ({ sn, userId, mac, productModel, createdAt });
 
-const toDevice = (item: Record<string, unknown>): Device => ({
+export const toDevice = (item: Record<string, unknown>): Device => ({
   sn: String(item.sn),
   userId: Number(item.userId),
   mac: String(item.mac),

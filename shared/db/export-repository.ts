@@ -1,12 +1,14 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import type { Database } from './client';
+import { toDevice } from './devices-repository';
+import type { Device } from './devices-repository';
 import { toEvent } from './events-repository';
 import type { BehaviorEvent } from './events-repository';
 import { keys, sortKeyPrefix } from './keys';
 import { decodeCursor, encodeCursor, keyOf } from './pagination';
 import type { ListShape } from './pagination';
-import { PARTITION_KEY, SORT_KEY } from './table';
+import { LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table';
 import { publicRecord } from './transcriptions-repository';
 import type { TranscriptionRecord } from './transcriptions-repository';
 
@@ -90,4 +92,25 @@ export async function readExportItems(db: Database, userId: number, cursor: stri
   const stop = take(result.Items ?? [], toEvent, page.events, EVENTS.from);
   if (stop) return { ...page, nextCursor: stop };
   return result.LastEvaluatedKey ? { ...page, nextCursor: encodeCursor(keyOf(result.LastEvaluatedKey, EXPORT_WALK)) } : page;
+}
+
+/**
+ * Every device of the user, newest binding first as their list orders them, from the table
+ * itself (its `DEVICE#` items, one Query: a device item is about 200 bytes, so thousands fit in
+ * DynamoDB's 1 MB), so the export needs no grant on the list index.
+ */
+export async function readAllDevices(db: Database, userId: number): Promise<Device[]> {
+  const range = rangeOf(sortKeyPrefix.device);
+  const result = await db.client.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':from': range.from, ':to': range.to },
+      ConsistentRead: true,
+    }),
+  );
+  return (result.Items ?? [])
+    .sort((a, b) => String(b[LIST_INDEX_SORT_KEY]).localeCompare(String(a[LIST_INDEX_SORT_KEY])))
+    .map(toDevice);
 }

@@ -182,6 +182,9 @@ describe('profile', () => {
     expect((await call('PATCH', '/api/users/me', { token: frank.token, body: { timeZone: 'Mars/Olympus' } })).status).toBe(400);
     expect((await call('PATCH', '/api/users/me', { body: { locale: null } })).status).toBe(401);
     expect((await call('PATCH', '/api/users/me', tooLarge(frank.token))).status).toBe(413);
+    expect((await call('GET', '/api/users/me/export', { token: frank.token })).status).toBe(200);
+    expect((await call('GET', '/api/users/me/export?cursor=not-a-cursor', { token: frank.token })).status).toBe(400);
+    expect((await call('GET', '/api/users/me/export')).status).toBe(401);
 
     const email = uniqueEmail('profile-new');
     const code = await codeFor(email);
@@ -278,6 +281,7 @@ describe('transcriptions', () => {
     const first = await call('GET', '/api/transcriptions?limit=1', { token: alice.token });
     expect(first.headers.get('X-Next-Cursor')).toBeTruthy();
     expect((await call('GET', '/api/transcriptions?limit=101', { token: alice.token })).status).toBe(400);
+    expect((await call('GET', `/api/transcriptions?q=${encodeURIComponent('Good "morning')}`, { token: alice.token })).status).toBe(400);
     expect((await call('GET', '/api/transcriptions')).status).toBe(401);
 
     const id = created.body.transcriptionRecordId as number;

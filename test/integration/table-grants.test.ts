@@ -267,6 +267,9 @@ beforeAll(async () => {
     await call(api, 'POST', '/api/transcriptions', { ...auth, body: record });
     const id = created.body.transcriptionRecordId as number;
     await call(api, 'GET', '/api/transcriptions?limit=1', auth);
+    await call(api, 'GET', `/api/transcriptions?q=${encodeURIComponent('会议 "three pm"')}&language=en-US&from=2026-01-01`, auth);
+    const exported = await call(api, 'GET', '/api/users/me/export', auth);
+    expect(exported.status).toBe(200);
     await call(api, 'GET', '/api/transcriptions/usage?days=7', auth);
     await call(api, 'GET', `/api/transcriptions/${id}`, auth);
     await call(api, 'PATCH', `/api/transcriptions/${id}`, { ...auth, body: { durationSeconds: 90 } });
