@@ -137,6 +137,8 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   // The first password of an account made by code (a change also checks the current one: one scrypt more).
   'PUT /api/users/me/password': { prepare: async ({ fresh }) => ({ account: await fresh('password'), body: { newPassword: `first ${PASSWORD}` } }) },
   'GET /api/users/me': { prepare: async (context) => sessionOf(context) },
+  // The first page of the typical account's export: profile, devices, sessions and its records and events.
+  'GET /api/users/me/export': { prepare: async (context) => sessionOf(context) },
   // The app's open: the typical account's full first page of devices, a week of usage, its settings.
   'GET /api/users/me/summary': { prepare: async (context) => sessionOf(context) },
   // An account with a little of everything: deletion reads and deletes all of it.

@@ -256,6 +256,26 @@ export interface paths {
         patch: operations["usersUpdateMe"];
         trace?: never;
     };
+    "/users/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export all your data
+         * @description Pages of at most 1 MB of JSON. The first holds the profile, the devices and the sessions, then records (full text, oldest first) and events (by type, oldest first) follow through `nextCursor` until it is null. Holds every field the API shows you, and no hash, token material or internal key.
+         */
+        get: operations["usersExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/summary": {
         parameters: {
             query?: never;
@@ -394,8 +414,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your transcription records
-         * @description Newest first, full records.
+         * List or search your transcription records
+         * @description Newest first, full records. With `q`, `language`, `from` or `to`, each request reads a bounded batch of older records (at most 200, at most 1 MB) and answers those that match: a page may hold fewer than `limit` records, even none, while more exist further back; follow `X-Next-Cursor` (or the `Link`) until there is none. A cursor only continues the search (or filters) that gave it.
          *
          *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
@@ -732,6 +752,62 @@ export interface components {
             retryAfterSeconds?: number;
             /** @description On 5xx answers from a function: quote it when reporting a problem */
             requestId?: string;
+        };
+        /** @description One page (at most 1 MB of JSON) of everything the service holds about the person that the API shows them; no hash, token material or internal key. */
+        ExportPage: {
+            /** @description First page only: the account, as `GET /api/users/me` answers it */
+            profile?: components["schemas"]["User"];
+            /** @description First page only: every bound device, newest binding first */
+            devices?: components["schemas"]["Device"][];
+            /** @description First page only: the signed-in sessions, as `GET /api/auth/sessions` lists them */
+            sessions?: components["schemas"]["ActiveSession"][];
+            /** @description Records with their full text, oldest first, continuing from the previous page */
+            transcriptions: components["schemas"]["TranscriptionRecord"][];
+            /** @description After the last record: behavior events, by type, each type oldest first */
+            events: components["schemas"]["BehaviorEvent"][];
+            /** @description Pass as `?cursor=` for the next page; null on the last page */
+            nextCursor: string | null;
+        };
+        /** @description A transcription record; with `q`, also where it matched. */
+        FoundTranscriptionRecord: {
+            /** @description The record */
+            transcriptionRecordId: number;
+            /** @description The owner */
+            userId: number;
+            recordTitle: string;
+            text: string;
+            /** @description Length of `text` in Unicode code points */
+            textLength: number;
+            /**
+             * @description <language>-<REGION>
+             * @example en-US
+             * @example zh-CN
+             */
+            language: string;
+            durationSeconds: number;
+            /**
+             * Format: date-time
+             * @description When the recording began; `createdAt` unless the app said otherwise. Usage counts on its day
+             * @example 2026-01-29T10:30:00Z
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            createdAt: string;
+            updatedAt: string | null;
+            /** @description Only with `q`: where the record matched */
+            match?: {
+                /**
+                 * @description `text` when the text holds a hit, else `recordTitle`
+                 * @enum {string}
+                 */
+                field: "text" | "recordTitle";
+                /** @description At most 160 code points of that field around its first hit (the whole field when it is shorter) */
+                snippet: string;
+            };
         };
         /** @description The service is up and can read its table (otherwise 503). */
         Health: {
@@ -1879,6 +1955,34 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    usersExport: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page; only valid for the account it came from */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     usersSummary: {
         parameters: {
             query?: never;
@@ -2216,6 +2320,14 @@ export interface operations {
                 limit?: number;
                 /** @description The `X-Next-Cursor` of the previous page; only valid for the list and account it came from */
                 cursor?: string;
+                /** @description Search: 1 to 100 characters after trimming. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds `match` to each record */
+                q?: string;
+                /** @description Only records in this language */
+                language?: string;
+                /** @description Only records that started on this calendar day or later, in the account’s time zone (UTC while none is set) */
+                from?: string;
+                /** @description Only records that started on this calendar day or earlier, in the account’s time zone (UTC while none is set) */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -2231,7 +2343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TranscriptionRecord"][];
+                    "application/json": components["schemas"]["FoundTranscriptionRecord"][];
                 };
             };
             400: components["responses"]["ValidationFailed"];
