@@ -86,6 +86,10 @@ export const SERVICE_SETTINGS = [
   'AWS_CONNECT_TIMEOUT_MS',
   'AWS_REQUEST_TIMEOUT_MS',
   'LOG_DEBUG_SAMPLE_RATE',
+  // Passkeys (docs/passkeys.md): `-c WEBAUTHN_RP_ID=example.com -c WEBAUTHN_ORIGINS=https://example.com,android:apk-key-hash:...`
+  'WEBAUTHN_RP_ID',
+  'WEBAUTHN_RP_NAME',
+  'WEBAUTHN_ORIGINS',
 ] as const satisfies readonly (keyof Config)[];
 
 /** `no-reply@example.com` or `Captions <no-reply@example.com>`: display name, address, domain. */

@@ -78,6 +78,15 @@ export interface Config {
    * `captioning-<stage>`, so that two stages in one account and region keep their figures apart.
    */
   SERVICE_NAME: string;
+  /**
+   * Passkeys (docs/passkeys.md): the relying party's ID, the domain passkeys are bound to (a
+   * passkey made for one RP ID never signs in to another); the name the platform shows; and every
+   * origin whose ceremonies are accepted, exactly: web origins on the RP ID or its subdomains, and
+   * native app origins (`android:apk-key-hash:<base64url SHA-256 of the signing certificate>`).
+   */
+  WEBAUTHN_RP_ID: string;
+  WEBAUTHN_RP_NAME: string;
+  WEBAUTHN_ORIGINS: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -182,10 +191,54 @@ const corsOrigins: Reader<readonly string[]> = (value) => {
   return origins;
 };
 
+/** A host name as WebAuthn takes it for an RP ID: lower case, no scheme, port, path or trailing dot. */
+const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+const rpId: Reader<string> = (value) => {
+  const id = value ?? 'localhost';
+  if (!HOST_NAME.test(id) || /^[\d.]+$/.test(id)) {
+    throw new SettingProblem(`${JSON.stringify(id)} is not a domain such as example.com (no scheme, port or path; IP addresses cannot be RP IDs)`);
+  }
+  return id;
+};
+
+/** `android:apk-key-hash:` and the base64url SHA-256 of the app's signing certificate, as Android sends it. */
+const ANDROID_ORIGIN = /^android:apk-key-hash:[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Origins separated by commas: each exactly as the client reports it in clientDataJSON, so that
+ * the check at every ceremony is a plain comparison. Web origins need https (http only on
+ * localhost, a secure context to browsers); their host must be the RP ID or under it, or no
+ * browser would ever make a passkey for it there, and the mistake would show only as refusals.
+ * Read together with WEBAUTHN_RP_ID, which it is checked against.
+ */
+function webauthnOrigins(env: Env): Reader<readonly string[]> {
+  return (value) => {
+    const origins = (value ?? 'http://localhost:8080').split(',').map((part) => part.trim()).filter((part) => part !== '');
+    if (origins.length === 0) throw new SettingProblem('must list at least one origin');
+    let id: string;
+    try {
+      id = rpId(env.WEBAUTHN_RP_ID);
+    } catch {
+      return origins; // WEBAUTHN_RP_ID reports its own problem.
+    }
+    for (const origin of origins) {
+      if (ANDROID_ORIGIN.test(origin)) continue;
+      if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+        throw new SettingProblem(`${JSON.stringify(origin)} is neither an origin such as https://app.example.com nor android:apk-key-hash:<43 base64url characters>`);
+      }
+      const { protocol, hostname } = new URL(origin);
+      if (protocol !== 'https:' && !(protocol === 'http:' && hostname === 'localhost')) throw new SettingProblem(`${origin} must use https (http only on localhost)`);
+      if (hostname !== id && !hostname.endsWith(`.${id}`)) throw new SettingProblem(`${origin} is not on the RP ID ${id} or one of its subdomains`);
+    }
+    return origins;
+  };
+}
+
 const positive = (fallback: number) => withDefault(wholeNumber(1), fallback);
 const text = (fallback: string) => withDefault(requiredText(), fallback);
 
-const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
+const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   TABLE_NAME: requiredText(),
   DYNAMODB_ENDPOINT: optional(url),
   AWS_REGION: text('us-east-1'),
@@ -227,12 +280,15 @@ const READERS: { [K in keyof Config]: Reader<Config[K]> } = {
   LOCAL_JOB_INTERVAL_SECONDS: withDefault(wholeNumber(0, 86_400), 60),
   LOG_DEBUG_SAMPLE_RATE: withDefault(fraction, 0),
   SERVICE_NAME: text('captioning-local'),
-};
+  WEBAUTHN_RP_ID: rpId,
+  WEBAUTHN_RP_NAME: withDefault(requiredText(1, 64), 'Captions'),
+  WEBAUTHN_ORIGINS: webauthnOrigins(env),
+});
 
 export function parseConfig(env: Env): Config {
   const parsed: Partial<Record<keyof Config, unknown>> = {};
   const problems: string[] = [];
-  for (const [name, read] of Object.entries(READERS) as [keyof Config, Reader<unknown>][]) {
+  for (const [name, read] of Object.entries(readers(env)) as [keyof Config, Reader<unknown>][]) {
     try {
       parsed[name] = read(env[name]);
     } catch (error) {

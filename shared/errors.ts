@@ -178,6 +178,26 @@ export class SessionEndedError extends DomainError {
   readonly code = SessionEndedError.code;
 }
 
+/**
+ * Any refused passkey ceremony: a bad signature, origin, RP ID, flag or counter, a challenge that
+ * is forged, expired, of another ceremony or account, or spent, an unknown or removed credential,
+ * a deleted account. One answer whatever failed, so it tells an attacker nothing; the log says
+ * which check refused (shared/identity/passkey-service.ts).
+ */
+export class PasskeyInvalidError extends DomainError {
+  static readonly code = 'PASSKEY_INVALID';
+  static readonly http = { status: 401, code: 401 };
+  static readonly description = 'the passkey could not be verified (whatever the reason; ask for new options and try again, or sign in with a code)';
+  readonly code = PasskeyInvalidError.code;
+}
+
+export class PasskeyLimitReachedError extends DomainError {
+  static readonly code = 'PASSKEY_LIMIT_REACHED';
+  static readonly http = { status: 400, code: 1 };
+  static readonly description = 'the account has 10 passkeys, the most it may have: remove one first';
+  readonly code = PasskeyLimitReachedError.code;
+}
+
 export class NotFoundError extends DomainError {
   static readonly code = 'NOT_FOUND';
   static readonly http = { status: 404, code: 404 };

@@ -127,6 +127,24 @@ export const routes = [
   route('GET', '/api/auth/sessions', 'functions/sessions/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('DELETE', '/api/auth/sessions', 'functions/sessions/end-others.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem'] } }),
   route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write', dynamodb: { actions: ['UpdateItem', 'DeleteItem'] } }),
+  // Passkeys (issue 30): adding and managing them takes a session; signing in with one does not.
+  // The challenges are signed with a key derived from the root secret; the sign-in options write nothing.
+  route('POST', '/api/auth/passkeys/registration-options', 'functions/passkeys/registration-options.ts', { secret: true, dynamodb: { actions: ['GetItem', 'Query'] } }),
+  // UpdateItem: the account's passkey count; PutItem: the passkey, its owner item and the spent challenge.
+  route('POST', '/api/auth/passkeys', 'functions/passkeys/add.ts', { table: 'read-write', secret: true, dynamodb: { actions: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/auth/passkeys', 'functions/passkeys/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  route('PATCH', '/api/auth/passkeys/{passkeyId}', 'functions/passkeys/rename.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('DELETE', '/api/auth/passkeys/{passkeyId}', 'functions/passkeys/remove.ts', { table: 'read-write', dynamodb: { actions: ['DeleteItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  // Signing in: the same per-method limit as the other sign-ins.
+  route('POST', '/api/auth/passkey/options', 'functions/passkeys/sign-in-options.ts', { auth: 'none', throttle: 'strict', table: 'none', secret: true }),
+  // As the code sign-in: the credential's owner, passkey and account, the sessions; the spent challenge and the counter in the session's transaction.
+  route('POST', '/api/auth/passkey/verify', 'functions/passkeys/sign-in.ts', {
+    auth: 'none',
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem'] } }),
   // The person's whole data, one bounded page at a time (issue 31).

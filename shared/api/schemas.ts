@@ -291,6 +291,62 @@ export const healthSchema = /* @__PURE__ */ named(() => z.object({ status: z.lit
   description: 'The service is up and can read its table (otherwise 503).',
 });
 
+const base64urlText = (description: string) => z.string().check(z.meta({ description, contentEncoding: 'base64url' }));
+const transportsSchema = /* @__PURE__ */ built(() =>
+  z.array(z.string()).check(z.describe('How the platform reaches the authenticator (`internal`, `hybrid`, `usb` ...), as it reported them')),
+);
+
+/** A passkey of the account, as its owner sees it in the app (issue 30). */
+export const passkeySchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      passkeyId: z.string().check(z.meta({ description: 'Names the passkey in `PATCH` and `DELETE /api/auth/passkeys/{passkeyId}`', examples: ['Qm9vay1pZC1vZi1hLXBhc3NrZXktZm9yLWV4YW1wbGU'] })),
+      name: z.string().check(z.meta({ description: 'The name given when it was added or renamed', examples: ['iPhone 15 · iCloud Keychain'] })),
+      createdAt: timestampSchema,
+      lastUsedAt: z.nullable(timestampSchema).check(z.describe('The last sign-in with it; null until the first')),
+      backedUp: z.boolean().check(z.describe('Synced by the platform (iCloud Keychain, Google Password Manager ...): survives the loss of the phone')),
+      transports: transportsSchema,
+    }),
+  { id: 'Passkey', description: 'A passkey that signs in to the account without a code.' },
+);
+
+/** What `navigator.credentials.create({publicKey})` takes, as JSON (`PublicKeyCredential.parseCreationOptionsFromJSON`). */
+export const passkeyCreationOptionsSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      challenge: base64urlText('Signed by the service; valid for 5 minutes, for this account, once'),
+      rp: z.object({ name: z.string(), id: z.string().check(z.describe('WEBAUTHN_RP_ID')) }),
+      user: z.object({ id: base64urlText('The user handle: opaque, the same for every passkey of the account'), name: z.string(), displayName: z.string() }),
+      pubKeyCredParams: z.array(z.object({ alg: z.int().check(z.describe('COSE algorithm')), type: z.literal('public-key') })),
+      timeout: z.int().check(z.describe('Milliseconds')),
+      attestation: z.literal('none'),
+      excludeCredentials: z.array(z.object({ id: base64urlText('A credential id'), type: z.literal('public-key'), transports: z.optional(z.array(z.string())) })).check(
+        z.describe('The account’s passkeys: the platform does not make a second one on the same authenticator'),
+      ),
+      authenticatorSelection: z.object({
+        residentKey: z.literal('required'),
+        requireResidentKey: z.literal(true),
+        userVerification: z.literal('required'),
+      }),
+    }),
+  { id: 'PasskeyCreationOptions', description: 'Options for the platform’s passkey creation: a discoverable credential, user verification required.' },
+);
+
+/** What `navigator.credentials.get({publicKey})` takes, as JSON (`PublicKeyCredential.parseRequestOptionsFromJSON`). */
+export const passkeyRequestOptionsSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      challenge: base64urlText('Signed by the service; valid for 5 minutes, once'),
+      rpId: z.string().check(z.describe('WEBAUTHN_RP_ID')),
+      timeout: z.int().check(z.describe('Milliseconds')),
+      userVerification: z.literal('required'),
+    }),
+  {
+    id: 'PasskeyRequestOptions',
+    description: 'Options for the platform’s passkey sign-in. No `allowCredentials`: the platform offers the person’s passkeys, and nothing about accounts is revealed.',
+  },
+);
+
 /** The OpenAPI document itself: only its version is checked; the rest passes as generated. */
 export const openApiDocumentSchema = /* @__PURE__ */ built(() => z.looseObject({ openapi: z.string() }));
 
@@ -317,6 +373,7 @@ export const transcriptionListSchema = /* @__PURE__ */ built(() => z.array(trans
 export const foundTranscriptionListSchema = /* @__PURE__ */ built(() => z.array(foundTranscriptionRecordSchema));
 export const behaviorEventListSchema = /* @__PURE__ */ built(() => z.array(behaviorEventSchema));
 export const activeSessionListSchema = /* @__PURE__ */ built(() => z.array(activeSessionSchema));
+export const passkeyListSchema = /* @__PURE__ */ built(() => z.array(passkeySchema));
 
 /**
  * Every non-2xx body (contract section 2), from a handler (shared/http/error-map.ts) or from the

@@ -45,6 +45,8 @@ export interface PurgeOutcome {
 const MARKERS_OUTSIDE_PARTITION: readonly { prefix: string; marker: (sortKeySuffix: string) => ItemKey }[] = [
   // A device's serial owner: the serial is free for anyone once the account is gone.
   { prefix: sortKeyPrefix.device, marker: (sn) => keys.deviceOwner(sn) },
+  // A passkey's owner item (credential -> account): sign-in already refuses it, the profile being gone.
+  { prefix: sortKeyPrefix.passkey, marker: (passkeyId) => keys.passkeyOwner(passkeyId) },
 ];
 
 /**
@@ -159,7 +161,7 @@ async function deleteStep(db: Database, userId: number, itemKeys: ItemKey[]): Pr
 
 /**
  * Removes everything in the account's partition (devices, records, usage, events, statistics,
- * sessions, idempotency records) and the items outside it that belong to the account (the lists
+ * sessions, idempotency records, passkeys) and the items outside it that belong to the account (the lists
  * above), then the purge marker, in steps of PURGE_STEP_ITEMS for as long as `timeLeft` allows.
  * Idempotent, and safe to run again (or at the same time) after any interruption: a later call
  * simply goes on. Nothing can be added to the partition meanwhile: every write checks the

@@ -20,6 +20,10 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | event statistics per type   | USER#<userId>           | STATS#<type>  |
  * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
  * | signed-in session (2)       | USER#<userId>           | SESSION#<sessionId> |
+ * | passkey of a user (3)       | USER#<userId>           | PASSKEY#<passkeyId> |
+ * | number of passkeys of a user| USER#<userId>           | PASSKEYS      |
+ * | passkey -> its account      | PASSKEY#<passkeyId>     | OWNER         |
+ * | spent passkey challenge     | CHALLENGE#<nonce>       | SPENT         |
  * | account purge in progress   | PURGE                   | USER#<userId> |
  * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  * | health probe (never written)| HEALTH                  | PROBE         |
@@ -28,9 +32,11 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
  *     (`sessionMarker`): the profile is the item every data operation already checks, so ending a
  *     session ends its access tokens at once without costing any request an extra read.
+ * (3) `<passkeyId>` is the SHA-256 of the credential id (base64url): sign-in finds the account of a
+ *     credential by the owner item, then the passkey in the account's partition.
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
- * the markers outside it (identities, serial owners). `<createdAt ms>` is ISO 8601 with
+ * the markers outside it (identities, serial owners, passkey owners). `<createdAt ms>` is ISO 8601 with
  * milliseconds and `<id16>` the id zero-padded to 16 digits, so sort keys order by time, then id.
  * Transcription records sort by time in the table itself, not through the ByCreated index: an
  * index with ALL projection counts against the item's 400 KB limit, which a 100 000-character
@@ -63,6 +69,10 @@ export const keys = {
   idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
   session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
+  passkey: (userId: number, passkeyId: string) => key(`USER#${userId}`, `PASSKEY#${passkeyId}`),
+  passkeyCount: (userId: number) => key(`USER#${userId}`, 'PASSKEYS'),
+  passkeyOwner: (passkeyId: string) => key(`PASSKEY#${passkeyId}`, 'OWNER'),
+  spentChallenge: (nonce: string) => key(`CHALLENGE#${nonce}`, 'SPENT'),
   /** `<hour>` is `2026-01-29T10` (UTC); shards spread the deployment-wide count over partitions. */
   smsHourShard: (utcHour: string, shard: number) => key(`SMS#${utcHour}#${shard}`, 'COUNT'),
   healthProbe: () => key('HEALTH', 'PROBE'),
@@ -88,6 +98,7 @@ export const sortKeyPrefix = {
   event: (eventType: string) => `EVENT#${eventType}#`,
   stats: 'STATS#',
   session: 'SESSION#',
+  passkey: 'PASSKEY#',
 };
 
 /** Ids padded to the digits of Number.MAX_SAFE_INTEGER, so that they sort as strings. */

@@ -40,7 +40,8 @@ export const publicUser = (user: Pick<UserRecord, (typeof PUBLIC_USER_FIELDS)[nu
   updatedAt: user.updatedAt,
 });
 
-const signedIn = (user: UserRecord, tokens: IssuedTokens): SignedIn => ({
+/** A sign-in's answer for the account it signed in to, whichever way it signed in. */
+export const signedIn = (user: UserRecord, tokens: IssuedTokens): SignedIn => ({
   token: tokens.token,
   refreshToken: tokens.refreshToken,
   expiresIn: tokens.expiresIn,

@@ -27,12 +27,19 @@ export interface ServiceKeys {
   codeHashKey: Uint8Array;
   /** Derives each refresh token from its session's seed (shared/identity/refresh-tokens.ts). */
   refreshTokenKey: Uint8Array;
+  /** Signs the passkey ceremonies' challenges (shared/identity/passkey-challenges.ts). */
+  passkeyChallengeKey: Uint8Array;
 }
 
 export function deriveKeys(rootSecret: string): ServiceKeys {
   if (rootSecret.length < 32) throw new Error('The root secret must be at least 32 characters long');
   const derive = (purpose: string) => new Uint8Array(hkdfSync('sha256', rootSecret, '', purpose, 32));
-  return { tokenSigningKey: derive('jwt-hs256'), codeHashKey: derive('verification-code-hmac'), refreshTokenKey: derive('refresh-token-hmac') };
+  return {
+    tokenSigningKey: derive('jwt-hs256'),
+    codeHashKey: derive('verification-code-hmac'),
+    refreshTokenKey: derive('refresh-token-hmac'),
+    passkeyChallengeKey: derive('passkey-challenge-hmac'),
+  };
 }
 
 /**

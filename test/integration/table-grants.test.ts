@@ -12,6 +12,7 @@ import { deriveKeys } from '../../shared/ports/secrets';
 import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi, RequestOptions } from '../support/local-api';
 import { iamActionsOf, startRecordingProxy } from '../support/recording-proxy';
+import { SoftwareAuthenticator } from '../support/software-authenticator';
 import type { RecordingProxy } from '../support/recording-proxy';
 
 /**
@@ -242,6 +243,39 @@ beforeAll(async () => {
     await call(api, 'POST', '/api/behavior/events/batch', { ...auth, body: { events }, headers: batchKey });
   });
 
+  // Passkeys: add (and refused), list, rename, remove, sign in (opening, refused, replayed, ending expired sessions).
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-passkeys'));
+    const auth = { token };
+    const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    const add = async (on: SoftwareAuthenticator, overrides = {}) => {
+      const options = await call(api, 'POST', '/api/auth/passkeys/registration-options', auth);
+      return call(api, 'POST', '/api/auth/passkeys', { ...auth, body: { response: on.create(options.body, overrides) } });
+    };
+    const laptop = () => new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    expect((await add(authenticator)).status).toBe(200);
+    expect((await add(laptop(), { userVerified: false })).status).toBe(401);
+    const second = await add(laptop());
+    expect(second.status).toBe(200);
+    expect((await call(api, 'GET', '/api/auth/passkeys', auth)).body).toHaveLength(2);
+    expect((await call(api, 'PATCH', `/api/auth/passkeys/${second.body.passkeyId}`, { ...auth, body: { name: 'Laptop' } })).status).toBe(200);
+    expect((await call(api, 'DELETE', `/api/auth/passkeys/${second.body.passkeyId}`, auth)).status).toBe(200);
+    expect((await call(api, 'DELETE', `/api/auth/passkeys/${second.body.passkeyId}`, auth)).status).toBe(404);
+    expect((await call(api, 'PATCH', `/api/auth/passkeys/${second.body.passkeyId}`, { ...auth, body: { name: 'Gone' } })).status).toBe(404);
+    const signInWith = async (overrides = {}) => {
+      const options = await call(api, 'POST', '/api/auth/passkey/options');
+      const response = authenticator.get(options.body, { credentialId: authenticator.credentials[0]!.id.toString('base64url'), ...overrides });
+      return { response, answer: await call(api, 'POST', '/api/auth/passkey/verify', { body: { response } }) };
+    };
+    const { response, answer } = await signInWith();
+    expect(answer.status).toBe(200);
+    expect((await call(api, 'POST', '/api/auth/passkey/verify', { body: { response } })).status).toBe(401);
+    expect((await signInWith({ forgeSignature: true })).answer.status).toBe(401);
+    // Every session idle past its end: the next sign-in removes them.
+    api.clock.advance(api.config.SESSION_IDLE_DAYS * 86_400 + 60);
+    expect((await signInWith()).answer.status).toBe(200);
+  });
+
   // The resources of one account, then its deletion; and an interrupted deletion the job finishes.
   await world(async (api) => {
     const { token } = await signIn(api, uniqueEmail('grants-data'));
@@ -276,12 +310,18 @@ beforeAll(async () => {
     await call(api, 'DELETE', `/api/transcriptions/${id}`, auth);
     expect((await call(api, 'DELETE', `/api/transcriptions/${id}`, auth)).status).toBe(404);
 
+    const passkeyOptions = await call(api, 'POST', '/api/auth/passkeys/registration-options', auth);
+    const passkey = new SoftwareAuthenticator({ origin: 'http://localhost:8080' }).create(passkeyOptions.body);
+    expect((await call(api, 'POST', '/api/auth/passkeys', { ...auth, body: { response: passkey } })).status).toBe(200);
     expect((await call(api, 'DELETE', '/api/users/me', auth)).status).toBe(200);
 
     // An account whose deletion ended it and then died: the scheduled job finishes the purge.
     const interrupted = await signIn(api, uniqueEmail('grants-interrupted'));
     const serial = `CG2-${randomUUID().slice(0, 8)}`;
     await call(api, 'POST', '/api/devices', { token: interrupted.token, body: { ...device, sn: serial } });
+    const interruptedOptions = await call(api, 'POST', '/api/auth/passkeys/registration-options', { token: interrupted.token });
+    const interruptedPasskey = new SoftwareAuthenticator({ origin: 'http://localhost:8080' }).create(interruptedOptions.body);
+    expect((await call(api, 'POST', '/api/auth/passkeys', { token: interrupted.token, body: { response: interruptedPasskey } })).status).toBe(200);
     const interruptedUser = (await findUserById(api.db, interrupted.userId))!;
     await endAccount(api.db, interruptedUser, interruptedUser, new Date().toISOString());
     current = jobLabel('resume-account-purges');
