@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { endpoint } from '../../shared/http/endpoint';
 import { passkeyNameSchema, registrationResponseSchema } from '../../shared/identity/passkey-schemas';
-import { addPasskey } from '../../shared/identity/passkey-service';
+import { addPasskey } from '../../shared/identity/passkey-verification';
 
 const body = z.object({ response: registrationResponseSchema, name: z.optional(passkeyNameSchema) });
 

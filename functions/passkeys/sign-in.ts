@@ -3,7 +3,7 @@ import { endpoint } from '../../shared/http/endpoint';
 import { headerValue } from '../../shared/http/headers';
 import { succeeded } from '../../shared/http/response';
 import { authenticationResponseSchema } from '../../shared/identity/passkey-schemas';
-import { signInWithPasskey } from '../../shared/identity/passkey-service';
+import { signInWithPasskey } from '../../shared/identity/passkey-verification';
 import { clientNameSchema } from '../../shared/identity/session-schemas';
 import { sessionName } from '../../shared/identity/session-service';
 

@@ -34,6 +34,8 @@ async function main() {
   const config = parseConfig({
     TABLE_NAME: 'captioning-local',
     CORS_ORIGINS: '*',
+    // Passkeys made on a page served from this server's own port (PORT=18080 npm start).
+    WEBAUTHN_ORIGINS: `http://localhost:${port}`,
     ...process.env,
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
     AWS_REGION: 'us-east-1',

@@ -38,8 +38,8 @@ export interface Challenge {
 
 const macOf = (key: Uint8Array, payload: string) => createHmac('sha256', key).update(payload).digest();
 
-/** A new challenge, as the bytes the options carry (base64url-encoded by the options' JSON). */
-export function issueChallenge(key: Uint8Array, subject: Pick<Challenge, 'ceremony' | 'userId' | 'userHandle'>, nowSeconds: number): Uint8Array<ArrayBuffer> {
+/** A new challenge, base64url as the options' JSON carries it. */
+export function issueChallenge(key: Uint8Array, subject: Pick<Challenge, 'ceremony' | 'userId' | 'userHandle'>, nowSeconds: number): string {
   const payload = [
     'pk1',
     TAGS[subject.ceremony],
@@ -48,7 +48,7 @@ export function issueChallenge(key: Uint8Array, subject: Pick<Challenge, 'ceremo
     nowSeconds + CHALLENGE_TTL_SECONDS,
     randomBytes(16).toString('base64url'),
   ].join('.');
-  return new Uint8Array(Buffer.from(`${payload}.${macOf(key, payload).toString('base64url')}`, 'utf8'));
+  return Buffer.from(`${payload}.${macOf(key, payload).toString('base64url')}`, 'utf8').toString('base64url');
 }
 
 /**

@@ -101,7 +101,8 @@ async function buildOne(target: BundleTarget, outdir: string, index: number): Pr
 export function bareImportsIn(code: string): string[] {
   const found = new Set<string>();
   const patterns = [
-    /\bimport\s*(?:[\w*${}\s,]+from\s*)?["']([^"']+)["']/g,
+    // Not after a quote: a message quoting an import (tsyringe's "add 'import \"reflect-metadata\"'") loads nothing.
+    /(?<!['"`])\bimport\s*(?:[\w*${}\s,]+from\s*)?["']([^"']+)["']/g,
     /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
     /\brequire\s*\(\s*["']([^"']+)["']\s*\)/g,
   ];

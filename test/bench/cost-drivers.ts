@@ -2,6 +2,8 @@ import type { RouteId } from '../../shared/routes';
 import { READ_FIXTURES, seedAccount } from './fixtures';
 import type { SeededAccount } from './fixtures';
 import type { Account, Bench, RequestSpec } from './harness';
+import { SoftwareAuthenticator } from '../support/software-authenticator';
+import type { CreationOptions, RequestOptions } from '../support/software-authenticator';
 
 /**
  * How the cost model (npm run cost) and the capacity budget test call each route: one driver per
@@ -50,6 +52,15 @@ const sessionOf = ({ typical }: DriverContext): RequestSpec => ({ account: typic
 async function anotherSession(bench: Bench, email: string): Promise<{ refreshToken: string }> {
   const verifyCode = await codeFor(bench, email);
   return bench.call<{ refreshToken: string }>('POST /api/verify-code/verify', { body: { target: email, verifyCode } });
+}
+
+/** A new account holding one passkey (made through the API, not measured), and the authenticator that holds it. */
+async function passkeyAccount({ bench, fresh }: DriverContext, label: string) {
+  const account = await fresh(label);
+  const authenticator = new SoftwareAuthenticator({ origin: bench.config.WEBAUTHN_ORIGINS[0]!, synced: true });
+  const options = await bench.call<CreationOptions>('POST /api/auth/passkeys/registration-options', { account });
+  const passkey = await bench.call<{ passkeyId: string }>('POST /api/auth/passkeys', { account, body: { response: authenticator.create(options) } });
+  return { account, authenticator, passkeyId: passkey.passkeyId };
 }
 
 let phones = 0;
@@ -101,6 +112,37 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
     },
   },
   'GET /api/auth/sessions': { prepare: async (context) => sessionOf(context) },
+  'POST /api/auth/passkeys/registration-options': { prepare: async ({ fresh }) => ({ account: await fresh('passkey-options') }) },
+  'POST /api/auth/passkeys': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('passkey-add');
+      const options = await bench.call<CreationOptions>('POST /api/auth/passkeys/registration-options', { account });
+      const authenticator = new SoftwareAuthenticator({ origin: bench.config.WEBAUTHN_ORIGINS[0]!, synced: true });
+      return { account, body: { response: authenticator.create(options), name: 'iPhone' } };
+    },
+  },
+  'GET /api/auth/passkeys': { prepare: async (context) => ({ account: (await passkeyAccount(context, 'passkey-list')).account }) },
+  'PATCH /api/auth/passkeys/{passkeyId}': {
+    prepare: async (context) => {
+      const { account, passkeyId } = await passkeyAccount(context, 'passkey-rename');
+      return { account, pathParameters: { passkeyId }, body: { name: 'Work phone' } };
+    },
+  },
+  'DELETE /api/auth/passkeys/{passkeyId}': {
+    prepare: async (context) => {
+      const { account, passkeyId } = await passkeyAccount(context, 'passkey-remove');
+      return { account, pathParameters: { passkeyId } };
+    },
+  },
+  'POST /api/auth/passkey/options': { prepare: async () => ({}) },
+  // The monthly sign-in of an account with a passkey: instead of a code sent and verified.
+  'POST /api/auth/passkey/verify': {
+    prepare: async (context) => {
+      const { authenticator } = await passkeyAccount(context, 'passkey-sign-in');
+      const options = await context.bench.call<RequestOptions>('POST /api/auth/passkey/options');
+      return { body: { response: authenticator.get(options) } };
+    },
+  },
   // Two sessions: the caller's and the one it ends.
   'DELETE /api/auth/sessions': {
     prepare: async ({ bench, fresh }) => {

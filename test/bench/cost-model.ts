@@ -76,6 +76,12 @@ export const profileSchema = z.object({
   dataRetainedMonths: z.number().nonnegative(),
   /** Which channel verification codes go by: e-mail, and SMS by country (ISO code). Shares sum to 1. */
   codeChannels: z.object({ email: z.number().min(0).max(1), sms: z.record(z.string(), z.number().min(0).max(1)) }),
+  /**
+   * Share (0 to 1) of the monthly sign-ins made with a passkey instead of a code (issue 30). The
+   * code sign-in calls of `callsPerUserPerMonth` stand for every sign-in; this share of them goes
+   * to the passkey sign-in routes instead, and sends no message (withPasskeyShare). Absent: 0.
+   */
+  passkeySignInShare: z.number().min(0).max(1).optional(),
 });
 export type UsageProfile = z.infer<typeof profileSchema>;
 
@@ -238,6 +244,30 @@ export function messageCost(prices: Prices, profile: UsageProfile): number {
   return cost;
 }
 
+/** A sign-in by code: a code sent, then verified. */
+export const CODE_SIGN_IN_OPERATIONS = ['POST /api/verify-code/send', 'POST /api/verify-code/verify'];
+/** The same sign-in with a passkey: options, then the assertion verified; no message. */
+export const PASSKEY_SIGN_IN_OPERATIONS = ['POST /api/auth/passkey/options', 'POST /api/auth/passkey/verify'];
+
+/**
+ * The profile with `share` of its code sign-ins made with a passkey instead: the code calls
+ * shrink by the share, the passkey calls grow by the share of the sign-ins (verified codes).
+ */
+export function withPasskeyShare(profile: UsageProfile, share: number): UsageProfile {
+  const calls = { ...profile.callsPerUserPerMonth };
+  const signIns = calls['POST /api/verify-code/verify'] ?? 0;
+  for (const id of CODE_SIGN_IN_OPERATIONS) if (calls[id] !== undefined) calls[id] *= 1 - share;
+  if (share > 0) for (const id of PASSKEY_SIGN_IN_OPERATIONS) calls[id] = (calls[id] ?? 0) + signIns * share;
+  return { ...profile, callsPerUserPerMonth: calls, passkeySignInShare: share };
+}
+
+/** Messaging, the stack (messaging excluded) and both together, USD per 1 000 MAU a month. */
+export interface PasskeyScenario {
+  messagingPerThousandMauUsd: number;
+  perThousandMauUsd: number;
+  totalPerThousandMauUsd: number;
+}
+
 export interface OperationCost {
   operation: string;
   dynamoRequests: number;
@@ -284,6 +314,11 @@ export interface CostReport {
     unknownOperations: string[];
     unpricedOperations: string[];
     goal: { anchor: string; maxPerThousandMauUsd: number; met: boolean };
+    /**
+     * Issue 30: the figures without passkeys (every sign-in by code) and with the profile's
+     * passkey share of sign-ins (the report's own figures).
+     */
+    passkeys?: { signInShare: number; withoutPasskeys: PasskeyScenario; withPasskeys: PasskeyScenario };
   };
 }
 
@@ -306,12 +341,23 @@ const isIdentityOperation = (operation: { secretPerColdStart: boolean }) => oper
 export const GOAL_ANCHOR = 'Amazon Cognito Essentials';
 export const GOAL_SHARE = 1 / 5;
 
+const scenario = (report: CostReport): PasskeyScenario => ({
+  messagingPerThousandMauUsd: report.messagingPerThousandMauUsd,
+  perThousandMauUsd: report.perThousandMauUsd,
+  totalPerThousandMauUsd: round(report.messagingPerThousandMauUsd + report.perThousandMauUsd, 4),
+});
+
 export function costReport(input: ModelInput): CostReport {
-  const perItem = sums({ ...input, operations: input.operations.map((operation) => ({ ...operation, writeUnits: operation.writeUnitsPerItemFloor })) });
-  return sums(input, {
+  const share = input.profile.passkeySignInShare ?? 0;
+  const applied = { ...input, profile: withPasskeyShare(input.profile, share) };
+  const perItem = sums({ ...applied, operations: applied.operations.map((operation) => ({ ...operation, writeUnits: operation.writeUnitsPerItemFloor })) });
+  const report = sums(applied, {
     perThousandMauUsd: perItem.perThousandMauUsd,
     dynamoDbPerThousandMauUsd: perItem.details.perThousandMauByComponent.dynamoDb,
   });
+  const withoutPasskeys = sums({ ...input, profile: withPasskeyShare(input.profile, 0) });
+  report.details.passkeys = { signInShare: share, withoutPasskeys: scenario(withoutPasskeys), withPasskeys: scenario(report) };
+  return report;
 }
 
 function sums(

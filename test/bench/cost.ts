@@ -63,6 +63,19 @@ async function initTimes(): Promise<Map<string, number>> {
   }
 }
 
+/** Issue 30: messaging and the total without passkeys and with the profile's share of passkey sign-ins. */
+function passkeyLines(report: CostReport): string[] {
+  const passkeys = report.details.passkeys;
+  if (!passkeys) return [];
+  const line = (label: string, figures: { messagingPerThousandMauUsd: number; perThousandMauUsd: number; totalPerThousandMauUsd: number }) =>
+    `  ${label}: messaging $${figures.messagingPerThousandMauUsd.toFixed(3)} + the stack $${figures.perThousandMauUsd.toFixed(3)} = $${figures.totalPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month`;
+  return [
+    `passkeys (issue 30), ${(passkeys.signInShare * 100).toFixed(0)} % of the monthly sign-ins by passkey in this profile:`,
+    line('without passkeys', passkeys.withoutPasskeys),
+    line(`with passkeys   `, passkeys.withPasskeys),
+  ];
+}
+
 function print(report: CostReport, measured: Measured, profile: UsageProfile, prices: Prices) {
   const commandsOf = new Map(measured.operations.map((operation) => [operation.operation, operation.commands.join('+')]));
   const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
@@ -117,6 +130,7 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
     `$${report.perThousandMauUsd.toFixed(3)} per 1 000 MAU a month, messaging excluded (sign-in part only: $${report.details.identityPerThousandMauUsd.toFixed(3)})`,
     `with transactions billed per item as on AWS (DynamoDB Local reports less): $${report.details.withPerItemTransactions.perThousandMauUsd.toFixed(3)} per 1 000 MAU (DynamoDB $${report.details.withPerItemTransactions.dynamoDbPerThousandMauUsd.toFixed(3)})`,
     `$${report.messagingPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month for verification messages (SES and SMS, mix of the profile)`,
+    ...passkeyLines(report),
     `goal: at most $${report.details.goal.maxPerThousandMauUsd.toFixed(2)} (1/5 of ${report.details.goal.anchor}): ${report.details.goal.met ? 'met' : 'MISSED'}`,
   );
   out.push(

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundles, functionTargets } from '../bench/bundles';
 import type { BuiltBundle } from '../bench/bundles';
-import { DATA_CEILINGS, GOALS, KB, isIdentityBundle } from '../bench/goals';
+import { DATA_CEILINGS, GOALS, KB, isIdentityBundle, isWebauthnBundle } from '../bench/goals';
 import { routeId, routes } from '../../shared/routes';
 
 /**
@@ -24,6 +24,7 @@ const inputsOf = (bundle: BuiltBundle, pattern: RegExp) => Object.keys(bundle.in
 
 function sizeLimit(bundle: BuiltBundle): { bytes: number; why: string } {
   if (bundle.kind === 'authorizer') return { bytes: GOALS.authorizerBytes, why: 'authorizer goal' };
+  if (isWebauthnBundle(bundle.inputs)) return { bytes: GOALS.webauthnBytes, why: 'passkey verification goal' };
   // Identity functions (test/bench/goals.ts) carry libphonenumber-js, jose or the common-password list by design.
   return isIdentityBundle(bundle.inputs) ? { bytes: GOALS.identityBytes, why: 'identity function goal' } : { bytes: GOALS.functionBytes, why: 'function goal' };
 }
@@ -106,6 +107,10 @@ describe('Lambda bundles', () => {
     for (const bundle of bundles) {
       expect(bundle.dataBytes, bundle.name).toBe(Object.entries(bundle.inputs).reduce((sum, [input, bytes]) => sum + (input in DATA_CEILINGS ? bytes : 0), 0));
     }
+  });
+
+  it('carries the WebAuthn library only where a passkey ceremony is verified', () => {
+    expect(bundles.filter((bundle) => isWebauthnBundle(bundle.inputs)).map((bundle) => bundle.name).sort()).toEqual(['POST /api/auth/passkey/verify', 'POST /api/auth/passkeys']);
   });
 
   it('carries the common-password list only where a new password is chosen, phone parsing only where a phone number is read', () => {

@@ -67,6 +67,27 @@ describe('parseConfig', () => {
     }
   });
 
+  it('reads the passkey settings, with local defaults for http://localhost:8080, and refuses what no platform would accept', () => {
+    expect(parseConfig(minimal)).toMatchObject({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_RP_NAME: 'Captions', WEBAUTHN_ORIGINS: ['http://localhost:8080'] });
+    const apk = `android:apk-key-hash:${'A'.repeat(43)}`;
+    const cfg = parseConfig({ ...minimal, WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_RP_NAME: 'Captions', WEBAUTHN_ORIGINS: `https://example.com, https://app.example.com:8443,${apk}` });
+    expect(cfg.WEBAUTHN_ORIGINS).toEqual(['https://example.com', 'https://app.example.com:8443', apk]);
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ WEBAUTHN_RP_ID: 'https://example.com' }, /WEBAUTHN_RP_ID/],
+      [{ WEBAUTHN_RP_ID: 'example.com:443' }, /WEBAUTHN_RP_ID/],
+      [{ WEBAUTHN_RP_ID: 'Example.com' }, /WEBAUTHN_RP_ID/],
+      [{ WEBAUTHN_RP_ID: '10.0.0.1' }, /WEBAUTHN_RP_ID/],
+      [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://example.org' }, /WEBAUTHN_ORIGINS: https:\/\/example.org is not on the RP ID example.com/],
+      [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://notexample.com' }, /WEBAUTHN_ORIGINS/],
+      [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'http://example.com' }, /WEBAUTHN_ORIGINS: http:\/\/example.com must use https/],
+      [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://example.com/' }, /WEBAUTHN_ORIGINS/],
+      [{ WEBAUTHN_ORIGINS: 'android:apk-key-hash:short' }, /WEBAUTHN_ORIGINS/],
+      [{ WEBAUTHN_ORIGINS: ' , ' }, /WEBAUTHN_ORIGINS/],
+      [{ WEBAUTHN_RP_NAME: '' }, /WEBAUTHN_RP_NAME/],
+    ];
+    for (const [env, message] of refused) expect(() => parseConfig({ ...minimal, ...env }), JSON.stringify(env)).toThrow(message);
+  });
+
   it('reports every bad setting of one start, not only the first', () => {
     const problem = (() => {
       try {

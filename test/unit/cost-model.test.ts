@@ -7,7 +7,7 @@ import { accessLogBytes, platformLogBytes, routesWithoutDriver } from '../bench/
 import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure';
 import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
 import type { DeploymentInventory } from '../bench/cost-deployment';
-import { agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare } from '../bench/cost-model';
+import { agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
 /**
@@ -137,6 +137,33 @@ describe('cost model arithmetic', () => {
     expect(report.operations.map((row) => row.operation)).toEqual(['GET /api/users/me', 'POST /api/verify-code/send']);
     const parts = Object.values(report.details.perThousandMauByComponent).reduce((sum, value) => sum + value, 0);
     expect(parts).toBeCloseTo(report.perThousandMauUsd, 3);
+  });
+
+  it('moves the passkey share of monthly sign-ins from codes to passkeys, and reports messaging and the total with and without', () => {
+    const operations = [
+      measure('POST /api/verify-code/send', { auth: 'none', messages: { email: 1, sms: 0 }, secretPerColdStart: true }),
+      measure('POST /api/verify-code/verify', { auth: 'none', secretPerColdStart: true }),
+      measure('POST /api/auth/passkey/options', { auth: 'none', dynamoRequests: 0, readUnits: 0, secretPerColdStart: true }),
+      measure('POST /api/auth/passkey/verify', { auth: 'none', secretPerColdStart: true }),
+    ];
+    const signIns = { 'POST /api/verify-code/send': 2, 'POST /api/verify-code/verify': 2 };
+    expect(withPasskeyShare({ ...profile, callsPerUserPerMonth: signIns }, 0.25).callsPerUserPerMonth).toEqual({
+      'POST /api/verify-code/send': 1.5,
+      'POST /api/verify-code/verify': 1.5,
+      'POST /api/auth/passkey/options': 0.5,
+      'POST /api/auth/passkey/verify': 0.5,
+    });
+    const report = costReport({ operations, authorizer, prices, profile: { ...profile, callsPerUserPerMonth: signIns, passkeySignInShare: 0.25 }, settings, deployment: nothingMonthly });
+    const passkeys = report.details.passkeys!;
+    expect(passkeys.signInShare).toBe(0.25);
+    expect(passkeys.withoutPasskeys.messagingPerThousandMauUsd).toBeCloseTo(2 * 0.0001 * 1000, 9);
+    expect(passkeys.withPasskeys.messagingPerThousandMauUsd).toBeCloseTo(1.5 * 0.0001 * 1000, 9);
+    expect(passkeys.withPasskeys.messagingPerThousandMauUsd).toBe(report.messagingPerThousandMauUsd);
+    expect(passkeys.withPasskeys.totalPerThousandMauUsd).toBeCloseTo(report.messagingPerThousandMauUsd + report.perThousandMauUsd, 3);
+    expect(passkeys.withPasskeys.totalPerThousandMauUsd).toBeLessThan(passkeys.withoutPasskeys.totalPerThousandMauUsd);
+    // Without a share in the profile, nothing moves.
+    expect(costReport({ operations, authorizer, prices, profile: { ...profile, callsPerUserPerMonth: signIns }, settings, deployment: nothingMonthly }).details.passkeys!.withPasskeys)
+      .toEqual(passkeys.withoutPasskeys);
   });
 
   it('never runs the authorizer more often than there are Bearer calls', () => {

@@ -123,8 +123,8 @@ describe('each operation', () => {
   it('requires the bearer token exactly where the route table says, and then documents 401', () => {
     each((operation, route) => {
       expect(operation.security).toEqual(route.auth === 'bearer' ? [{ bearerAuth: [] }] : []);
-      // The one public operation with a 401: a refresh token that does not refresh.
-      expect(Boolean(operation.responses['401'])).toBe(route.auth === 'bearer' || route.path === '/api/auth/token/refresh');
+      // The public operations with a 401: a refresh token that does not refresh, a passkey that does not verify.
+      expect(Boolean(operation.responses['401'])).toBe(route.auth === 'bearer' || route.path === '/api/auth/token/refresh' || route.path === '/api/auth/passkey/verify');
     });
   });
 
@@ -181,7 +181,10 @@ describe('each operation', () => {
     // The sessions of an account are at most 20 (a sign-in beyond ends the least recently used): one page.
     const sessions = arrays.find(({ id }) => id === 'GET /auth/sessions');
     expect(sessions?.operation.parameters).toBeUndefined();
-    const lists = arrays.filter((list) => list !== sessions);
+    // The passkeys of an account are at most 10: one page too.
+    const passkeys = arrays.find(({ id }) => id === 'GET /auth/passkeys');
+    expect(passkeys?.operation.parameters).toBeUndefined();
+    const lists = arrays.filter((list) => list !== sessions && list !== passkeys);
     expect(lists.map(({ id }) => id).sort()).toEqual([
       'GET /behavior/language-choice',
       'GET /behavior/login',
