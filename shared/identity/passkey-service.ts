@@ -5,7 +5,7 @@ import type { AccountRef } from '../db/account-guard';
 import { MAX_PASSKEYS, findPasskey, listPasskeys, removePasskey, renamePasskey } from '../db/passkeys-repository';
 import type { PasskeyRecord } from '../db/passkeys-repository';
 import { NotFoundError, PasskeyLimitReachedError } from '../errors';
-import type { passkeyCreationOptionsSchema, passkeyRequestOptionsSchema, passkeySchema } from '../http/schemas';
+import type { passkeyCreationOptionsSchema, passkeyRequestOptionsSchema, passkeySchema } from '../api/schemas';
 import { epochSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { CHALLENGE_TTL_SECONDS, issueChallenge } from './passkey-challenges';

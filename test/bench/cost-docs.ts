@@ -63,6 +63,18 @@ function anchorShare(report: CostReport, usdPerThousand: number): string {
   return anchor?.perThousandMauUsd ? `, about ${percent(usdPerThousand, anchor.perThousandMauUsd)} of ${anchor.name}' list price` : '';
 }
 
+/** Issue 30: messaging and the total without passkeys and with the profile's share of passkey sign-ins. */
+function passkeyLines(report: CostReport): string[] {
+  const passkeys = report.details.passkeys;
+  if (!passkeys) return [];
+  const { withoutPasskeys: without, withPasskeys: with_ } = passkeys;
+  return [
+    `- **Passkeys** ([passkeys.md](passkeys.md)): the profile makes ${Math.round(passkeys.signInShare * 100)} % of the monthly sign-ins with a passkey (\`passkeySignInShare\`; the code sign-in calls in the table stand for every sign-in, and that share of them goes to \`POST /api/auth/passkey/options\` and \`/verify\`, which send nothing). ` +
+      `Without passkeys: messaging ${usd(without.messagingPerThousandMauUsd)} + the stack ${usd(without.perThousandMauUsd)} = **${usd(without.totalPerThousandMauUsd)}**; ` +
+      `with them: messaging ${usd(with_.messagingPerThousandMauUsd)} + the stack ${usd(with_.perThousandMauUsd)} = **${usd(with_.totalPerThousandMauUsd)}** per 1 000 MAU a month.`,
+  ];
+}
+
 /** The sums of the run and where the money goes. */
 export function sumsSection(report: DocumentedCostReport): string {
   const { details } = report;
@@ -82,6 +94,7 @@ export function sumsSection(report: DocumentedCostReport): string {
     `- The deployment pays ${usd(deployment.fixedMonthlyUsd)} a month whatever its traffic (the WAF web ACL${deployment.webAcls === 0 ? ' (none)' : ''} and its ${deployment.wafRules} rules, ${deployment.alarms} alarms, ` +
       `${deployment.dashboards} dashboard, ${deployment.customMetrics} custom metrics, ${deployment.secrets} secret): ${usd(details.perThousandMauByComponent.fixedMonthly)} per 1 000 MAU at this scale.`,
     `- **Messaging: ${usd(report.messagingPerThousandMauUsd)} per 1 000 MAU a month** on top.`,
+    ...passkeyLines(report),
     `- **Goal: at most ${usd(details.goal.maxPerThousandMauUsd)} per 1 000 MAU (a fifth of ${details.goal.anchor}' list price): ${details.goal.met ? 'met' : 'missed'}.**`,
     '',
     `**Where the money goes** (per 1 000 MAU a month): ${components.join(', ')}. By operation: ${topOperations.join(', ')}; the authorizer ${usd(details.authorizerPerThousandMauUsd)}.`,
