@@ -229,6 +229,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/passkeys/registration-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to add a passkey
+         * @description For `navigator.credentials.create({publicKey})` or the platform’s passkey module: a discoverable credential, user verification required, the account’s passkeys excluded. The challenge is valid for 5 minutes, for this account, once.
+         */
+        post: operations["passkeysRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s passkeys
+         * @description Oldest first.
+         */
+        get: operations["passkeysList"];
+        put?: never;
+        /**
+         * Add a passkey
+         * @description Verifies what the platform created with the options of `POST /api/auth/passkeys/registration-options` and stores the passkey. At most 10 per account.
+         */
+        post: operations["passkeysAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/{passkeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description From then on it signs no one in. The copy on the person’s devices stays until they delete it there (the app may say so).
+         */
+        delete: operations["passkeysRemove"];
+        options?: never;
+        head?: never;
+        /** Rename a passkey */
+        patch: operations["passkeysRename"];
+        trace?: never;
+    };
+    "/auth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options to sign in with a passkey
+         * @description For `navigator.credentials.get({publicKey})` or the platform’s passkey module. No account is named: the platform offers the person’s passkeys. Writes nothing; the challenge is valid for 5 minutes, once.
+         */
+        post: operations["passkeysSignInOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkey/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Verifies what the platform answered to the options of `POST /api/auth/passkey/options` and opens a session, as a code sign-in does. Every refusal is the same 401 PASSKEY_INVALID.
+         */
+        post: operations["passkeysSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me": {
         parameters: {
             query?: never;
@@ -820,6 +925,84 @@ export interface components {
              */
             time: string;
         };
+        /** @description A passkey that signs in to the account without a code. */
+        Passkey: {
+            /**
+             * @description Names the passkey in `PATCH` and `DELETE /api/auth/passkeys/{passkeyId}`
+             * @example Qm9vay1pZC1vZi1hLXBhc3NrZXktZm9yLWV4YW1wbGU
+             */
+            passkeyId: string;
+            /**
+             * @description The name given when it was added or renamed
+             * @example iPhone 15 · iCloud Keychain
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            createdAt: string;
+            /** @description The last sign-in with it; null until the first */
+            lastUsedAt: string | null;
+            /** @description Synced by the platform (iCloud Keychain, Google Password Manager ...): survives the loss of the phone */
+            backedUp: boolean;
+            /** @description How the platform reaches the authenticator (`internal`, `hybrid`, `usb` ...), as it reported them */
+            transports: string[];
+        };
+        /** @description Options for the platform’s passkey creation: a discoverable credential, user verification required. */
+        PasskeyCreationOptions: {
+            /** @description Signed by the service; valid for 5 minutes, for this account, once */
+            challenge: string;
+            rp: {
+                name: string;
+                /** @description WEBAUTHN_RP_ID */
+                id: string;
+            };
+            user: {
+                /** @description The user handle: opaque, the same for every passkey of the account */
+                id: string;
+                name: string;
+                displayName: string;
+            };
+            pubKeyCredParams: {
+                /** @description COSE algorithm */
+                alg: number;
+                /** @constant */
+                type: "public-key";
+            }[];
+            /** @description Milliseconds */
+            timeout: number;
+            /** @constant */
+            attestation: "none";
+            /** @description The account’s passkeys: the platform does not make a second one on the same authenticator */
+            excludeCredentials: {
+                /** @description A credential id */
+                id: string;
+                /** @constant */
+                type: "public-key";
+                transports?: string[];
+            }[];
+            authenticatorSelection: {
+                /** @constant */
+                residentKey: "required";
+                /** @constant */
+                requireResidentKey: true;
+                /** @constant */
+                userVerification: "required";
+            };
+        };
+        /** @description Options for the platform’s passkey sign-in. No `allowCredentials`: the platform offers the person’s passkeys, and nothing about accounts is revealed. */
+        PasskeyRequestOptions: {
+            /** @description Signed by the service; valid for 5 minutes, once */
+            challenge: string;
+            /** @description WEBAUTHN_RP_ID */
+            rpId: string;
+            /** @description Milliseconds */
+            timeout: number;
+            /** @constant */
+            userVerification: "required";
+        };
         /** @description The success envelope; every other session has ended, the caller’s goes on. */
         PasswordChanged: {
             /**
@@ -1104,6 +1287,42 @@ export interface components {
                     code?: 404;
                     /** @enum {unknown} */
                     error?: "NOT_FOUND";
+                };
+            };
+        };
+        /**
+         * @description Unauthorized.
+         *
+         *     - `PASSKEY_INVALID`: the passkey could not be verified (whatever the reason; ask for new options and try again, or sign in with a code)
+         */
+        PasskeyInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 401;
+                    /** @enum {unknown} */
+                    error?: "PASSKEY_INVALID";
+                };
+            };
+        };
+        /**
+         * @description Bad request.
+         *
+         *     - `PASSKEY_LIMIT_REACHED`: the account has 10 passkeys, the most it may have: remove one first
+         */
+        PasskeyLimitReached: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 1;
+                    /** @enum {unknown} */
+                    error?: "PASSKEY_LIMIT_REACHED";
                 };
             };
         };
@@ -1851,6 +2070,342 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyCreationOptions"];
+                };
+            };
+            400: components["responses"]["PasskeyLimitReached"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What `navigator.credentials.create()` returned, as `PublicKeyCredential.toJSON()` gives it */
+                    response: {
+                        /** @description The credential id */
+                        id: string;
+                        /** @description The same credential id */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            /** @description Collected client data */
+                            clientDataJSON: string;
+                            /** @description CBOR attestation object */
+                            attestationObject: string;
+                            /** @description Authenticator data */
+                            authenticatorData?: string;
+                            transports?: ("ble" | "cable" | "hybrid" | "internal" | "nfc" | "smart-card" | "usb")[];
+                            publicKeyAlgorithm?: number;
+                            /** @description SubjectPublicKeyInfo */
+                            publicKey?: string;
+                        };
+                    };
+                    /**
+                     * @description How the passkey is listed
+                     * @example iPhone 15 · iCloud Keychain
+                     */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `PASSKEY_LIMIT_REACHED`: the account has 10 passkeys, the most it may have: remove one first
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 1 | 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "PASSKEY_LIMIT_REACHED";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized.
+             *
+             *     - `UNAUTHORIZED`: the token is missing, malformed, invalid or expired, or its account was deleted, its password reset or its session ended
+             *     - `PASSKEY_INVALID`: the passkey could not be verified (whatever the reason; ask for new options and try again, or sign in with a code)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 401;
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED" | "PASSKEY_INVALID";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From `GET /api/auth/passkeys` */
+                passkeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysRename: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From `GET /api/auth/passkeys` */
+                passkeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How the passkey is listed
+                     * @example iPhone 15 · iCloud Keychain
+                     */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRequestOptions"];
+                };
+            };
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeysSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What `navigator.credentials.get()` returned, as `PublicKeyCredential.toJSON()` gives it */
+                    response: {
+                        /** @description The credential id */
+                        id: string;
+                        /** @description The same credential id */
+                        rawId: string;
+                        /** @constant */
+                        type: "public-key";
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            /** @description Collected client data */
+                            clientDataJSON: string;
+                            /** @description Authenticator data */
+                            authenticatorData: string;
+                            /** @description The assertion signature */
+                            signature: string;
+                            /** @description The user handle the passkey was made with */
+                            userHandle?: string;
+                        };
+                    };
+                    /**
+                     * @description Names this session in `GET /api/auth/sessions`; else the User-Agent is used
+                     * @example Pixel 8 · Captions 2.3
+                     */
+                    clientName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodeSession"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            401: components["responses"]["PasskeyInvalid"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

@@ -10,6 +10,8 @@ export const PUBLIC_OPERATIONS: readonly string[] = [
   'POST /auth/register',
   'POST /auth/password/reset',
   'POST /auth/token/refresh',
+  'POST /auth/passkey/options',
+  'POST /auth/passkey/verify',
 ];
 
 /** POST paths that accept `Idempotency-Key`: safe to send again with the same key. */
