@@ -5,6 +5,7 @@ import type { OpenApiDocument } from '../../infra/tools/openapi';
 import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
 import { documentAjv, pointerSegment } from '../support/openapi-ajv';
+import { SoftwareAuthenticator } from '../support/software-authenticator';
 
 /**
  * Real requests at the local server, every answer (status, body and documented headers) checked
@@ -350,6 +351,46 @@ describe('behavior', () => {
     }
     expect((await call('GET', '/api/behavior/stats', { token: alice.token })).body.loginCount).toBe(2);
     expect((await call('GET', '/api/behavior/stats')).status).toBe(401);
+  });
+});
+
+describe('passkeys', () => {
+  it('add, list, rename, remove, sign in: 200, 400, 401, 404, 413', async () => {
+    const dora = await signInWithCode(uniqueEmail('passkeys'));
+    const auth = { token: dora.token };
+    const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    const options = await call('POST', '/api/auth/passkeys/registration-options', auth);
+    expect(options.status).toBe(200);
+    expect((await call('POST', '/api/auth/passkeys/registration-options')).status).toBe(401);
+    const added = await call('POST', '/api/auth/passkeys', { ...auth, body: { response: authenticator.create(options.body), name: 'Phone' } });
+    expect(added.status).toBe(200);
+    expect((await call('POST', '/api/auth/passkeys', { ...auth, body: { response: {} } })).status).toBe(400);
+    expect((await call('POST', '/api/auth/passkeys', tooLarge(dora.token))).status).toBe(413);
+    expect((await call('POST', '/api/auth/passkeys', { ...auth, body: { response: authenticator.create(options.body, { userVerified: false }) } })).status).toBe(401);
+    expect((await call('GET', '/api/auth/passkeys', auth)).status).toBe(200);
+    expect((await call('GET', '/api/auth/passkeys')).status).toBe(401);
+    const path = `/api/auth/passkeys/${added.body.passkeyId}`;
+    expect((await call('PATCH', path, { ...auth, body: { name: 'iPhone' } })).status).toBe(200);
+    expect((await call('PATCH', path, { ...auth, body: { name: '' } })).status).toBe(400);
+    expect((await call('PATCH', path, tooLarge(dora.token))).status).toBe(413);
+    expect((await call('PATCH', path, { body: { name: 'x' } })).status).toBe(401);
+    expect((await call('PATCH', `/api/auth/passkeys/${'A'.repeat(43)}`, { ...auth, body: { name: 'x' } })).status).toBe(404);
+    const signInOptions = await call('POST', '/api/auth/passkey/options');
+    expect(signInOptions.status).toBe(200);
+    expect((await call('POST', '/api/auth/passkey/verify', { body: { response: authenticator.get(signInOptions.body, { credentialId: authenticator.credentials[0]!.id.toString('base64url') }) } })).status).toBe(200);
+    expect((await call('POST', '/api/auth/passkey/verify', { body: { response: {} } })).status).toBe(400);
+    expect((await call('POST', '/api/auth/passkey/verify', tooLarge())).status).toBe(413);
+    expect((await call('POST', '/api/auth/passkey/verify', { body: { response: authenticator.get(signInOptions.body, { credentialId: authenticator.credentials[0]!.id.toString('base64url') }) } })).status).toBe(401);
+    expect((await call('DELETE', '/api/auth/passkeys/not-an-id', auth)).status).toBe(400);
+    expect((await call('DELETE', path)).status).toBe(401);
+    expect((await call('DELETE', path, auth)).status).toBe(200);
+    expect((await call('DELETE', path, auth)).status).toBe(404);
+    // Ten passkeys: the options of an eleventh are 400.
+    for (let index = 0; index < 10; index++) {
+      const next = await call('POST', '/api/auth/passkeys/registration-options', auth);
+      expect((await call('POST', '/api/auth/passkeys', { ...auth, body: { response: new SoftwareAuthenticator({ origin: 'http://localhost:8080' }).create(next.body) } })).status).toBe(200);
+    }
+    expect((await call('POST', '/api/auth/passkeys/registration-options', auth)).status).toBe(400);
   });
 });
 
