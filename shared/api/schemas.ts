@@ -224,6 +224,10 @@ export const behaviorEventSchema = /* @__PURE__ */ named(
       eventValue: z.nullable(z.string()).check(z.describe('Null for login events')),
       location: z.nullable(z.string()).check(z.describe('Set for login events, null for others')),
       createdAt: timestampSchema,
+      occurredAt: z.string().check(
+        z.regex(ISO_SECONDS_PATTERN),
+        z.meta({ format: 'date-time', description: 'When it happened, as the app sent it (second precision); `createdAt` for events sent without one and for those recorded before apps could send it' }),
+      ),
     }),
   { id: 'BehaviorEvent', description: 'A behavior event (seed 2.5).' },
 );
@@ -238,7 +242,7 @@ export const behaviorStatsSchema = /* @__PURE__ */ named(
           eventType: z.enum(GENERAL_EVENT_TYPES),
           count: z.int().check(z.positive()),
           // Never null for the general types (every one carries a value); the stored aggregate's type allows it.
-          lastValue: z.nullable(z.string()).check(z.describe('The value of the newest event of this type')),
+          lastValue: z.nullable(z.string()).check(z.describe('The value of the event of this type with the latest `occurredAt`')),
         }),
       ).check(z.describe('One entry per general event type recorded at least once, in the order of seed 2.5')),
     }),

@@ -5,6 +5,7 @@ import type { BehaviorEvent, TypeStats } from '../db/events-repository';
 import { allocateId } from '../db/id-allocator';
 import type { Page, PageRequest } from '../db/pagination';
 import type { GuardedWrite } from '../db/transactions';
+import { ValidationError } from '../errors';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 // The event types from their own module: the request schemas are built at import, and the
@@ -13,19 +14,46 @@ import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
 import type { EventType, GeneralEventType } from './event-types';
 import type { EventBatchInput, GeneralEventInput } from './schemas';
 
-type EventInput = { eventType: EventType; eventValue: string | null; location: string | null };
+type EventInput = { eventType: EventType; eventValue: string | null; location: string | null; occurredAt?: Date };
+
+const DAY_MS = 86_400_000;
+/** How far ahead a phone's clock may be, and how long an app may hold events it could not send. */
+const OCCURRED_AT_AHEAD_MS = 5 * 60_000;
+const OCCURRED_AT_BACK_DAYS = 30;
+
+/** An `occurredAt` the app sent (the schema checked its form), checked against the clock. */
+function occurredAtOf(ctx: ServiceContext, occurredAt: string | undefined, path: string): Date | undefined {
+  if (occurredAt === undefined) return undefined;
+  const at = new Date(occurredAt);
+  const now = ctx.clock.now().getTime();
+  let problem: string | undefined;
+  // A calendar moment written as given: 2026-02-30 parses to March, and is refused.
+  if (!Number.isFinite(at.getTime()) || at.toISOString().slice(0, 19) !== occurredAt.slice(0, 19)) problem = 'is not a real moment';
+  else if (at.getTime() > now + OCCURRED_AT_AHEAD_MS) problem = 'must not be more than 5 minutes in the future';
+  else if (at.getTime() < now - OCCURRED_AT_BACK_DAYS * DAY_MS) problem = `must not be more than ${OCCURRED_AT_BACK_DAYS} days ago`;
+  if (problem) throw new ValidationError(`Invalid request: ${path} ${problem}`, [{ path, message: problem }]);
+  return at;
+}
 
 /**
  * Writes events in one transaction, stamped with the time they arrive and ordered as given: ids
- * are handed out in that order and an event's position is its time, then its id. `alongside` joins
- * the transaction (the handler stores its response for Idempotency-Key replays there); the service
- * answers no HTTP envelope of its own.
+ * are handed out in that order. An event's `occurredAt` is when the app says it happened (when it
+ * arrived without one); the latest `occurredAt` of a type, then the highest id, is its lastValue.
+ * `alongside` joins the transaction (the handler stores its response for Idempotency-Key replays
+ * there); the service answers no HTTP envelope of its own.
  */
 async function record(ctx: ServiceContext, account: AccountRef, inputs: readonly EventInput[], alongside: GuardedWrite[]): Promise<void> {
   const now = ctx.clock.now();
   const events = [];
-  for (const input of inputs) {
-    events.push({ eventId: await allocateId(ctx.db, 'event'), ...input, createdAt: isoSeconds(now), createdAtMs: now.toISOString() });
+  for (const { occurredAt = now, ...input } of inputs) {
+    events.push({
+      eventId: await allocateId(ctx.db, 'event'),
+      ...input,
+      createdAt: isoSeconds(now),
+      createdAtMs: now.toISOString(),
+      occurredAt: isoSeconds(occurredAt),
+      occurredAtMs: occurredAt.toISOString(),
+    });
   }
   await insertEvents(ctx.db, account, events, alongside);
   for (let index = 0; index < events.length; index++) ctx.metrics.count('EventsRecorded');
@@ -38,20 +66,21 @@ export function recordLogin(ctx: ServiceContext, account: AccountRef, location: 
 
 /** A general event (seed 4.14), its value already checked against its type's rule. */
 export function recordEvent(ctx: ServiceContext, account: AccountRef, input: GeneralEventInput, alongside: GuardedWrite[] = []) {
-  return record(ctx, account, [{ eventType: input.eventType, eventValue: input.eventValue, location: null }], alongside);
+  const occurredAt = occurredAtOf(ctx, input.occurredAt, 'body.occurredAt');
+  return record(ctx, account, [{ eventType: input.eventType, eventValue: input.eventValue, location: null, ...(occurredAt ? { occurredAt } : {}) }], alongside);
 }
 
 /**
  * General events sent together (the app queues them and sends them when it opens): one request
- * and one transaction instead of one of each per event; all are recorded or none.
+ * and one transaction instead of one of each per event; all are recorded or none. Each may carry
+ * the time it happened, so events queued offline do not override choices made since.
  */
 export function recordEvents(ctx: ServiceContext, account: AccountRef, input: EventBatchInput, alongside: GuardedWrite[] = []) {
-  return record(
-    ctx,
-    account,
-    input.events.map((event) => ({ eventType: event.eventType, eventValue: event.eventValue, location: null })),
-    alongside,
-  );
+  const events = input.events.map((event, index) => {
+    const occurredAt = occurredAtOf(ctx, event.occurredAt, `body.events.${index}.occurredAt`);
+    return { eventType: event.eventType, eventValue: event.eventValue, location: null, ...(occurredAt ? { occurredAt } : {}) };
+  });
+  return record(ctx, account, events, alongside);
 }
 
 /** One type's events, newest first. */

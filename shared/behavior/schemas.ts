@@ -13,15 +13,33 @@ export const EVENT_VALUE_RULES: Record<GeneralEventType, z.ZodMiniType<string>> 
   volume_detection: z.enum(['auto', 'manual'], 'must be "auto" or "manual" for volume_detection'),
 };
 
+// The range (5 minutes ahead at most, 30 days back at most) is checked against the clock by the service.
+const occurredAt = z.optional(
+  z.string().check(
+    z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/, 'must be ISO 8601 UTC, like 2026-01-29T10:30:00Z'),
+    z.meta({
+      format: 'date-time',
+      description:
+        'When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. ' +
+        'The value with the latest occurredAt becomes the type\'s lastValue, so an event queued offline does not override a later one.',
+      examples: ['2026-01-29T10:30:00Z'],
+    }),
+  ),
+);
+
 /**
  * One general event: its type and the value that type's rule allows. A discriminated union, so the
  * API reference states each type's rule (a `oneOf` with `eventType` as its discriminator) and a
  * generated client refuses `subtitle_layout: "left"` at compile time.
  */
 const generalEventOptions = GENERAL_EVENT_TYPES.map((eventType) =>
-  z.object({ eventType: z.literal(eventType), eventValue: EVENT_VALUE_RULES[eventType] }),
+  z.object({ eventType: z.literal(eventType), eventValue: EVENT_VALUE_RULES[eventType], occurredAt }),
 ) as [GeneralEventSchema, ...GeneralEventSchema[]];
-type GeneralEventSchema = z.ZodMiniObject<{ eventType: z.ZodMiniLiteral<GeneralEventType>; eventValue: z.ZodMiniType<string> }>;
+type GeneralEventSchema = z.ZodMiniObject<{
+  eventType: z.ZodMiniLiteral<GeneralEventType>;
+  eventValue: z.ZodMiniType<string>;
+  occurredAt: typeof occurredAt;
+}>;
 
 export const eventBody = z
   .discriminatedUnion('eventType', generalEventOptions, {

@@ -16,6 +16,8 @@ export type BehaviorEvent = z.output<typeof behaviorEventSchema>;
 
 export interface NewEvent extends BehaviorEvent {
   createdAtMs: string;
+  /** `occurredAt` at millisecond precision, as the app sent it: the event's position among its type. */
+  occurredAtMs: string;
 }
 
 export interface TypeStats {
@@ -54,16 +56,23 @@ export const toEvent = (item: Record<string, unknown>): BehaviorEvent => ({
   eventValue: (item.eventValue as string | null | undefined) ?? null,
   location: (item.location as string | null | undefined) ?? null,
   createdAt: String(item.createdAt),
+  // Events recorded before apps could send the time they happened read as happening when they arrived.
+  occurredAt: String(item.occurredAt ?? item.createdAt),
 });
 
-/** Where an event sorts among its type: creation time in ms, then id (the order of its list). */
-const position = (event: NewEvent) => `${event.createdAtMs}#${padId(event.eventId)}`;
+/**
+ * Which of a type's events is its latest, for `lastValue`: the time it happened in ms, then its
+ * id (the order it arrived in). Events recorded before `occurredAt` existed hold a position made
+ * of their creation time, which is their `occurredAt`, so the positions already stored compare
+ * correctly with new ones and need no migration.
+ */
+const position = (event: NewEvent) => `${event.occurredAtMs}#${padId(event.eventId)}`;
 
 /**
  * The statistics of one type, changed in the transaction of its events. The count is an ADD,
- * exact under any concurrency. `lastValue` must be the value of the latest event, which is not
- * necessarily the last one to commit, so it is set only by an event positioned after the one it
- * holds; an earlier event that commits late is counted and leaves the value alone. Login events
+ * exact under any concurrency. `lastValue` must be the value of the event that happened last,
+ * which is not necessarily the last one to commit nor the last one sent (an app sends events it
+ * queued offline later), so it is set only by an event positioned after the one it holds; an earlier event that commits late is counted and leaves the value alone. Login events
  * have no value: they only count. `latest` is the latest of this transaction's events of the type.
  */
 function statsChange(db: Database, userId: number, latest: NewEvent, count: number, withLastValue: boolean): GuardedWrite {

@@ -33,8 +33,8 @@ describe('POST /api/behavior/login and GET /api/behavior/login', () => {
     expect((await login(account, '北京')).status).toBe(200);
     const events = await list(account, '/api/behavior/login');
     expect(events).toEqual([
-      { eventId: expect.any(Number), eventType: 'login', eventValue: null, location: '北京', createdAt: expect.stringMatching(ISO_SECONDS) },
-      { eventId: expect.any(Number), eventType: 'login', eventValue: null, location: 'Shanghai, China', createdAt: expect.stringMatching(ISO_SECONDS) },
+      { eventId: expect.any(Number), eventType: 'login', eventValue: null, location: '北京', createdAt: expect.stringMatching(ISO_SECONDS), occurredAt: expect.stringMatching(ISO_SECONDS) },
+      { eventId: expect.any(Number), eventType: 'login', eventValue: null, location: 'Shanghai, China', createdAt: expect.stringMatching(ISO_SECONDS), occurredAt: expect.stringMatching(ISO_SECONDS) },
     ]);
     expect(events[0].eventId).not.toBe(events[1].eventId);
     expect(events[0].createdAt > events[1].createdAt).toBe(true);
@@ -131,6 +131,7 @@ describe('event lists by type', () => {
       eventValue: 'false',
       location: null,
       createdAt: expect.stringMatching(ISO_SECONDS),
+      occurredAt: expect.stringMatching(ISO_SECONDS),
     });
     expect((await list(account, '/api/behavior/voice-provider')).map((entry: any) => entry.eventValue)).toEqual(['azure']);
     expect((await list(account, '/api/behavior/language-choice')).map((entry: any) => entry.eventValue)).toEqual(['ja-JP']);
@@ -216,6 +217,8 @@ describe('GET /api/behavior/stats', () => {
           location: null,
           createdAt: earlier.toISOString().replace(/\.\d{3}Z$/, 'Z'),
           createdAtMs: earlier.toISOString(),
+          occurredAt: earlier.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          occurredAtMs: earlier.toISOString(),
         },
       ],
       [],

@@ -103,6 +103,11 @@ const underRulesBeyondTheSchema: Override = (schema, name) => {
     const now = api.clock.now().getTime();
     return fc.integer({ min: now - 365 * DAY_MS, max: now + 4 * 60_000 }).map((ms) => isoSeconds(new Date(ms)));
   }
+  // An event's time: at most 5 minutes ahead and 30 days back of the service's clock (issue 29).
+  if (name === 'occurredAt' && schema.type === 'string') {
+    const now = api.clock.now().getTime();
+    return fc.integer({ min: now - 29 * DAY_MS, max: now + 4 * 60_000 }).map((ms) => isoSeconds(new Date(ms)));
+  }
   if (/password/i.test(name ?? '') && schema.type === 'string') {
     const min: number = schema.minLength ?? 0;
     return fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(schema.maxLength ?? 128, min + 24) }).filter((password) => !isCommonPassword(password));

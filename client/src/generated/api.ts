@@ -777,6 +777,11 @@ export interface components {
              * @example 2026-01-29T10:30:00Z
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it happened, as the app sent it (second precision); `createdAt` for events sent without one and for those recorded before apps could send it
+             */
+            occurredAt: string;
         };
         /** @description Behavior statistics (seed 2.6). */
         BehaviorStats: {
@@ -786,7 +791,7 @@ export interface components {
                 /** @enum {string} */
                 eventType: "translation_on" | "voice_provider" | "language_choice" | "ambient_sound" | "subtitle_layout" | "volume_detection";
                 count: number;
-                /** @description The value of the newest event of this type */
+                /** @description The value of the event of this type with the latest `occurredAt` */
                 lastValue: string | null;
             }[];
         };
@@ -3254,10 +3259,22 @@ export interface operations {
                     eventType: "translation_on";
                     /** @enum {string} */
                     eventValue: "true" | "false";
+                    /**
+                     * Format: date-time
+                     * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt?: string;
                 } | {
                     /** @constant */
                     eventType: "voice_provider";
                     eventValue: string;
+                    /**
+                     * Format: date-time
+                     * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt?: string;
                 } | {
                     /** @constant */
                     eventType: "language_choice";
@@ -3267,21 +3284,45 @@ export interface operations {
                      * @example zh-CN
                      */
                     eventValue: string;
+                    /**
+                     * Format: date-time
+                     * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt?: string;
                 } | {
                     /** @constant */
                     eventType: "ambient_sound";
                     /** @enum {string} */
                     eventValue: "enabled" | "disabled";
+                    /**
+                     * Format: date-time
+                     * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt?: string;
                 } | {
                     /** @constant */
                     eventType: "subtitle_layout";
                     /** @enum {string} */
                     eventValue: "top" | "bottom";
+                    /**
+                     * Format: date-time
+                     * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt?: string;
                 } | {
                     /** @constant */
                     eventType: "volume_detection";
                     /** @enum {string} */
                     eventValue: "auto" | "manual";
+                    /**
+                     * Format: date-time
+                     * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    occurredAt?: string;
                 };
             };
         };
@@ -3345,10 +3386,22 @@ export interface operations {
                         eventType: "translation_on";
                         /** @enum {string} */
                         eventValue: "true" | "false";
+                        /**
+                         * Format: date-time
+                         * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                         * @example 2026-01-29T10:30:00Z
+                         */
+                        occurredAt?: string;
                     } | {
                         /** @constant */
                         eventType: "voice_provider";
                         eventValue: string;
+                        /**
+                         * Format: date-time
+                         * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                         * @example 2026-01-29T10:30:00Z
+                         */
+                        occurredAt?: string;
                     } | {
                         /** @constant */
                         eventType: "language_choice";
@@ -3358,21 +3411,45 @@ export interface operations {
                          * @example zh-CN
                          */
                         eventValue: string;
+                        /**
+                         * Format: date-time
+                         * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                         * @example 2026-01-29T10:30:00Z
+                         */
+                        occurredAt?: string;
                     } | {
                         /** @constant */
                         eventType: "ambient_sound";
                         /** @enum {string} */
                         eventValue: "enabled" | "disabled";
+                        /**
+                         * Format: date-time
+                         * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                         * @example 2026-01-29T10:30:00Z
+                         */
+                        occurredAt?: string;
                     } | {
                         /** @constant */
                         eventType: "subtitle_layout";
                         /** @enum {string} */
                         eventValue: "top" | "bottom";
+                        /**
+                         * Format: date-time
+                         * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                         * @example 2026-01-29T10:30:00Z
+                         */
+                        occurredAt?: string;
                     } | {
                         /** @constant */
                         eventType: "volume_detection";
                         /** @enum {string} */
                         eventValue: "auto" | "manual";
+                        /**
+                         * Format: date-time
+                         * @description When the choice was made (ISO 8601 UTC, milliseconds allowed): at most 5 minutes in the future, at most 30 days ago. Default: when the service receives it. The value with the latest occurredAt becomes the type's lastValue, so an event queued offline does not override a later one.
+                         * @example 2026-01-29T10:30:00Z
+                         */
+                        occurredAt?: string;
                     })[];
                 };
             };
