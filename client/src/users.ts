@@ -22,6 +22,11 @@ export function usersArea({ api }: ClientContext) {
         cursor = page.nextCursor;
       } while (cursor);
     },
+    /**
+     * `GET /api/users/me/summary`: what the app shows when it opens, in one request: the user, the
+     * first page of devices, this week's usage and the last value of each setting to restore.
+     */
+    summary: () => dataOf(api.GET('/users/me/summary')),
   };
 }
 

@@ -14,8 +14,8 @@ import type { LocalApi } from '../support/local-api';
 /**
  * The client in a real browser: headless Chromium (Debian's package, driven by playwright-core as
  * the /docs test does) loads the built client, one minified ES module, from a page of another
- * origin than the API (so CORS is part of it), signs in with a code, saves a record, sends an event
- * and reads them back, with localStorage as its storage.
+ * origin than the API (so CORS is part of it), signs in with a code, saves a record and reads the
+ * app-open summary, with localStorage as its storage.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const skipReason = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: install Debian's chromium package`;
@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 describe('the client in a browser', () => {
-  it.skipIf(skipReason)('signs in, saves a record, sends an event and reads usage and statistics back, keeping the session in localStorage', async () => {
+  it.skipIf(skipReason)('signs in, saves a record and reads the summary, keeping the session in localStorage', async () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
@@ -90,18 +90,16 @@ describe('the client in a browser', () => {
           const record = await client.transcriptions.create({ recordTitle: 'From the browser', text: 'Hello from Chromium', language: 'en-US', durationSeconds: 42 });
           await client.events.track('subtitle_layout', 'top');
           const flushed = await client.events.flush();
-          const user = await client.users.me();
-          const usage = await client.api.GET('/transcriptions/usage', { params: { query: { days: 7 } } });
-          const stats = await client.api.GET('/behavior/stats');
-          return { session, record, flushed, user, usage: usage.data, stats: stats.data, stored: JSON.parse(page.localStorage.getItem('captioning.session') ?? 'null') };
+          const summary = await client.users.summary();
+          return { session, record, flushed, summary, stored: JSON.parse(page.localStorage.getItem('captioning.session') ?? 'null') };
         },
         { target, verifyCode },
       );
       expect(result.record).toMatchObject({ recordTitle: 'From the browser', durationSeconds: 42 });
       expect(result.flushed).toMatchObject({ sent: 1, count: 0 });
-      expect(result.user).toMatchObject({ userId: result.session.userId, email: target });
-      expect(result.usage.totalUsage).toBe(42);
-      expect(result.stats.events).toEqual([expect.objectContaining({ eventType: 'subtitle_layout', count: 1, lastValue: 'top' })]);
+      expect(result.summary.user).toMatchObject({ userId: result.session.userId, email: target });
+      expect(result.summary.usage.totalUsage).toBe(42);
+      expect(result.summary.settings.subtitle_layout).toMatchObject({ value: 'top' });
       expect(result.stored).toMatchObject({ userId: result.session.userId });
       expect(problems).toEqual([]);
     } finally {

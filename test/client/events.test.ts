@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { memoryStorage } from '../../client/src/index';
 import { startFaultProxy, route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
@@ -147,5 +148,22 @@ describe('the event queue', () => {
     await client.auth.logout();
     expect(proxy.count(batch)).toBe(1);
     expect(signedIn.response.status).toBe(200);
+  });
+
+  it('keeps an event queued offline before a newer online one from becoming lastValue', async () => {
+    const { client } = await signedInClient(api, proxy.url);
+    // Offline, the person picks "top": queued with its moment.
+    proxy.offline();
+    await client.events.track('subtitle_layout', 'top');
+    expect((await client.events.flush()).error?.name).toBe('NetworkError');
+    proxy.online();
+    await sleep(1100);
+    // Later, online, "bottom" is recorded at once; only then does the queue get through.
+    const online = await client.api.POST('/behavior/events', { body: { eventType: 'subtitle_layout', eventValue: 'bottom' } });
+    expect(online.response.status).toBe(200);
+    expect(await client.events.flush()).toMatchObject({ sent: 1, count: 0 });
+    const { byType } = await counted(client);
+    expect(byType.subtitle_layout).toMatchObject({ count: 2, lastValue: 'bottom' });
+    expect((await client.users.summary()).settings.subtitle_layout).toMatchObject({ value: 'bottom' });
   });
 });
