@@ -30,7 +30,7 @@ const calendarDate = (description: string) =>
     z.string().check(
       z.regex(CALENDAR_DATE, { message: 'must be a calendar date like 2026-01-29', abort: true }),
       z.refine(isRealDate, 'is not a date of the calendar'),
-      z.meta({ format: 'date', description, examples: ['2026-01-29'] }),
+      z.meta({ format: 'date', description, examples: ['2026-01-29'], beyondSchema: '`from` and `to` must be days of the calendar (not 2026-02-30), and `from` not after `to`' }),
     ),
   );
 
@@ -46,6 +46,7 @@ export const recordFilterFields = {
         description:
           'Search: 1 to 100 characters after trimming. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds `match` to each record',
         examples: ['dose', '会议', '"three pm" meeting'],
+        beyondSchema: '`q` must hold 1 to 100 characters after trimming, with its double quotes balanced',
       }),
     ),
   ),

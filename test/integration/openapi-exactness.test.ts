@@ -38,7 +38,15 @@ interface Operation {
   body?: { required: boolean; pointer: string };
 }
 
-const operations: Operation[] = Object.entries(committed.paths).flatMap(([template, item]) =>
+/**
+ * The passkey operations are held to their rules by whole WebAuthn ceremonies with a software
+ * authenticator (test/integration/passkeys.test.ts): a credential drawn from the document's shape
+ * is refused by the ceremony, not by the schema, and a passkey id names none of the caller's.
+ * Sampling them here is left open (see the closing note of this change).
+ */
+const SAMPLED_ELSEWHERE = /^(?:GET|POST|PATCH|DELETE) \/auth\/passkeys?(?:\/|$)/;
+
+const allOperations: Operation[] = Object.entries(committed.paths).flatMap(([template, item]) =>
   Object.entries(item).map(([method, operation]) => {
     const pointer = `#/paths/${pointerSegment(template)}/${method}`;
     const parameters = (operation.parameters ?? []).map((parameter) =>
@@ -50,6 +58,7 @@ const operations: Operation[] = Object.entries(committed.paths).flatMap(([templa
     return { key: `${method.toUpperCase()} ${template}`, method: method.toUpperCase(), template, pointer, bearer: operation.security.length > 0, parameters, body };
   }),
 );
+const operations = allOperations.filter((operation) => !SAMPLED_ELSEWHERE.test(operation.key));
 
 /**
  * Operations whose valid requests run scrypt (about a second of CPU each here, shared with the
@@ -108,6 +117,13 @@ const underRulesBeyondTheSchema: Override = (schema, name) => {
     const now = api.clock.now().getTime();
     return fc.integer({ min: now - 29 * DAY_MS, max: now + 4 * 60_000 }).map((ms) => isoSeconds(new Date(ms)));
   }
+  // Search and filters (GET /transcriptions): rules beyond the schema (a day of the calendar,
+  // `from` not after `to`, balanced quotes) are named in the description; drawn within them.
+  if (name === 'q') return fc.constantFrom('dose', '会议', '"three pm" meeting', 'cafe');
+  if (name === 'from' || name === 'to') {
+    const start = Date.UTC(name === 'from' ? 2020 : 2024, 0, 1);
+    return fc.integer({ min: 0, max: 3 * 365 }).map((days) => new Date(start + days * DAY_MS).toISOString().slice(0, 10));
+  }
   if (/password/i.test(name ?? '') && schema.type === 'string') {
     const min: number = schema.minLength ?? 0;
     return fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(schema.maxLength ?? 128, min + 24) }).filter((password) => !isCommonPassword(password));
@@ -162,9 +178,13 @@ function requests(operation: Operation): fc.Arbitrary<DrawnRequest> {
 }
 
 let callerToken: string | undefined;
+let callerEnded = false;
 async function caller(operation: Operation): Promise<string | undefined> {
   if (!operation.bearer) return undefined;
-  if (!callerToken || ENDS_THE_CALLER.has(operation.key)) callerToken = (await signIn(api, uniqueEmail('exact'))).token;
+  // An operation that ends the caller's account or sessions gets an account of its own, and so
+  // does the one after it.
+  if (!callerToken || callerEnded || ENDS_THE_CALLER.has(operation.key)) callerToken = (await signIn(api, uniqueEmail('exact'))).token;
+  callerEnded = ENDS_THE_CALLER.has(operation.key);
   return callerToken;
 }
 
@@ -255,7 +275,8 @@ function forbiddenRequests(operation: Operation): fc.Arbitrary<DrawnRequest> {
 }
 
 describe('requests the document forbids are refused', () => {
-  const breakable = operations.filter((operation) => operation.body || operation.parameters.some((parameter) => parameter.name !== 'Accept-Language'));
+  // A cursor is never drawn (only one the list gave is valid), so it gives nothing to break either.
+  const breakable = operations.filter((operation) => operation.body || operation.parameters.some((parameter) => parameter.name !== 'Accept-Language' && parameter.name !== 'cursor'));
   it.each(breakable.map((operation) => [operation.key, operation] as const))('%s', async (_key, operation) => {
     await fc.assert(
       fc.asyncProperty(forbiddenRequests(operation), async (request) => {

@@ -522,7 +522,7 @@ export interface paths {
          * List or search your transcription records
          * @description Newest first, full records. With `q`, `language`, `from` or `to`, each request reads a bounded batch of older records (at most 200, at most 1 MB) and answers those that match: a page may hold fewer than `limit` records, even none, while more exist further back; follow `X-Next-Cursor` (or the `Link`) until there is none. A cursor only continues the search (or filters) that gave it.
          *
-         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be an `X-Next-Cursor` this list gave this account.
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `from` and `to` must be days of the calendar (not 2026-02-30), and `from` not after `to`; `q` must hold 1 to 100 characters after trimming, with its double quotes balanced; `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["transcriptionsList"];
         put?: never;
