@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/http/endpoint';
-import { signInOptions } from '../../shared/identity/passkey-service';
+import { signInOptions } from '../../shared/identity/passkey-sign-in-options';
 
 export const handler = endpoint('POST /api/auth/passkey/options', {
   response: 'passkeyRequestOptionsSchema',

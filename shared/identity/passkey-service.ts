@@ -5,7 +5,7 @@ import type { AccountRef } from '../db/account-guard';
 import { MAX_PASSKEYS, findPasskey, listPasskeys, removePasskey, renamePasskey } from '../db/passkeys-repository';
 import type { PasskeyRecord } from '../db/passkeys-repository';
 import { NotFoundError, PasskeyLimitReachedError } from '../errors';
-import type { passkeyCreationOptionsSchema, passkeyRequestOptionsSchema, passkeySchema } from '../api/schemas';
+import type { passkeyCreationOptionsSchema, passkeySchema } from '../api/schemas';
 import { epochSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { CHALLENGE_TTL_SECONDS, issueChallenge } from './passkey-challenges';
@@ -18,7 +18,6 @@ import { CHALLENGE_TTL_SECONDS, issueChallenge } from './passkey-challenges';
  */
 export type Passkey = z.output<typeof passkeySchema>;
 export type PasskeyCreationOptions = z.output<typeof passkeyCreationOptionsSchema>;
-export type PasskeyRequestOptions = z.output<typeof passkeyRequestOptionsSchema>;
 
 /** ES256 (every platform authenticator), EdDSA, RS256 (Windows Hello): offered, and accepted at registration. */
 export const ALGORITHMS = [-7, -8, -257];
@@ -80,9 +79,4 @@ export async function removeAccountPasskey(ctx: ServiceContext, caller: AccountR
 }
 
 /** Sign-in options: no `allowCredentials` (nothing about accounts is revealed), and nothing written. */
-export async function signInOptions(ctx: ServiceContext): Promise<PasskeyRequestOptions> {
-  const { passkeyChallengeKey } = await ctx.keys();
-  const challenge = issueChallenge(passkeyChallengeKey, { ceremony: 'authentication', userId: 0, userHandle: '' }, epochSeconds(ctx.clock.now()));
-  return { challenge, rpId: ctx.config.WEBAUTHN_RP_ID, timeout: TIMEOUT_MS, userVerification: 'required' };
-}
 
