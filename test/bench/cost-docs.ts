@@ -9,6 +9,8 @@ import type { AuthorizerMeasure } from './cost-measure';
  */
 export const COST_DOCS_FILE = 'docs/cost.md';
 export const COST_REPORT_FILE = 'cost/report.json';
+/** The search page as the profile and the report name it (test/bench/cost-drivers.ts COST_VARIANTS). */
+const SEARCH_PAGE = 'GET /api/transcriptions?q';
 
 /** The report as written to cost/report.json: the model's report, and what the page needs beside it. */
 export type DocumentedCostReport = CostReport & {
@@ -75,6 +77,30 @@ function passkeyLines(report: CostReport): string[] {
   ];
 }
 
+/** Issue 29: the app open in one request against the separate reads it replaces. */
+function appOpenLines(report: CostReport): string[] {
+  const appOpen = report.details.appOpen;
+  if (!appOpen || appOpen.summariesPerUserPerMonth === 0) return [];
+  const { withSummary, withSeparateReads } = appOpen;
+  return [
+    `- **App open in one request** ([api.md](api.md), \`GET /api/users/me/summary\`): the profile's ${appOpen.summariesPerUserPerMonth} app opens a month each read the summary. ` +
+      `With the separate reads it replaces (the profile, devices, usage and statistics: one request each) the same month would be ${Math.round(withSeparateReads.requestsPerUserPerMonth)} requests and ` +
+      `${usd(withSeparateReads.perThousandMauUsd)} per 1 000 MAU; with the summary it is ${Math.round(withSummary.requestsPerUserPerMonth)} requests and **${usd(withSummary.perThousandMauUsd)}**.`,
+  ];
+}
+
+/** Issue 31: one search page as priced, and what a search of a long history costs at worst. */
+function searchLines(report: DocumentedCostReport): string[] {
+  const page = report.operations.find((row) => row.operation === SEARCH_PAGE);
+  if (!page) return [];
+  const pages = report.details.callsPerUserPerMonth[SEARCH_PAGE] ?? 0;
+  return [
+    `- **Search** ([search-and-export.md](search-and-export.md)): one page (\`${SEARCH_PAGE}\`, a read of up to 200 records, here 200 of about 1 500 characters that hold no hit) is ` +
+      `${page.readUnits} read units and ${usd(page.usdPerMillion)} per million pages; the profile pays ${pages} pages a user a month (a few searches of a few pages each). ` +
+      `A search that finds nothing reads the whole history: a person with N pages of records (N × 200 records) pays N pages, ${usd(page.usdPerMillion / 1e6, 6)} each.`,
+  ];
+}
+
 /** The sums of the run and where the money goes. */
 export function sumsSection(report: DocumentedCostReport): string {
   const { details } = report;
@@ -95,6 +121,8 @@ export function sumsSection(report: DocumentedCostReport): string {
       `${deployment.dashboards} dashboard, ${deployment.customMetrics} custom metrics, ${deployment.secrets} secret): ${usd(details.perThousandMauByComponent.fixedMonthly)} per 1 000 MAU at this scale.`,
     `- **Messaging: ${usd(report.messagingPerThousandMauUsd)} per 1 000 MAU a month** on top.`,
     ...passkeyLines(report),
+    ...appOpenLines(report),
+    ...searchLines(report),
     `- **Goal: at most ${usd(details.goal.maxPerThousandMauUsd)} per 1 000 MAU (a fifth of ${details.goal.anchor}' list price): ${details.goal.met ? 'met' : 'missed'}.**`,
     '',
     `**Where the money goes** (per 1 000 MAU a month): ${components.join(', ')}. By operation: ${topOperations.join(', ')}; the authorizer ${usd(details.authorizerPerThousandMauUsd)}.`,

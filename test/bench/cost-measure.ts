@@ -6,8 +6,8 @@ import { authorizer, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition, RouteId } from '../../shared/routes';
 import { addUsage, emptyUsage, unitsOf } from './consumed-capacity';
 import type { DynamoUsage } from './consumed-capacity';
-import { COST_DRIVERS } from './cost-drivers';
-import type { DriverContext } from './cost-drivers';
+import { COST_DRIVERS, COST_VARIANTS } from './cost-drivers';
+import type { CostDriver, DriverContext } from './cost-drivers';
 import type { SeededAccount } from './fixtures';
 import { TYPICAL_ACCOUNT, seedAccount } from './fixtures';
 import type { Bench, WorkUsage } from './harness';
@@ -134,19 +134,28 @@ export interface Measured {
 export async function measureOperations(bench: Bench, options: MeasureOptions): Promise<Measured> {
   const typical = await seedAccount(bench, 'typical', TYPICAL_ACCOUNT);
   const context: DriverContext = { bench, typical, fresh: (label) => bench.signUp(label) };
-  const selected = routes.filter((route) => COST_DRIVERS[routeId(route) as RouteId] && (options.only?.(routeId(route)) ?? true));
+  const measurable: { id: string; route: RouteDefinition; driver: CostDriver }[] = [
+    ...routes.flatMap((route) => {
+      const driver = COST_DRIVERS[routeId(route) as RouteId];
+      return driver ? [{ id: routeId(route), route, driver }] : [];
+    }),
+    ...Object.entries(COST_VARIANTS).map(([id, variant]) => ({ id, route: routes.find((route) => routeId(route) === variant.route)!, driver: variant.driver })),
+  ];
+  const selected = measurable.filter(({ id }) => options.only?.(id) ?? true);
   const operations: OperationMeasure[] = [];
-  for (const [index, route] of selected.entries()) {
-    const id = routeId(route);
+  for (const [index, { id, route, driver }] of selected.entries()) {
     options.onProgress?.(id, index, selected.length);
-    operations.push(await measureOperation(bench, route, context, options.repeats));
+    operations.push(await measureOperation(bench, { id, route, driver }, context, options.repeats));
   }
   return { operations, authorizer: await measureAuthorizer(bench, typical, options.repeats), typical };
 }
 
-async function measureOperation(bench: Bench, route: RouteDefinition, context: DriverContext, repeats: number): Promise<OperationMeasure> {
-  const id = routeId(route);
-  const driver = COST_DRIVERS[id as RouteId]!;
+async function measureOperation(
+  bench: Bench,
+  { id, route, driver }: { id: string; route: RouteDefinition; driver: CostDriver },
+  context: DriverContext,
+  repeats: number,
+): Promise<OperationMeasure> {
   const run = await bench.handler(route);
   const once = async () => {
     const spec = await driver.prepare(context);

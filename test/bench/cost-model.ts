@@ -261,6 +261,28 @@ export function withPasskeyShare(profile: UsageProfile, share: number): UsagePro
   return { ...profile, callsPerUserPerMonth: calls, passkeySignInShare: share };
 }
 
+/** What the app reads at open in one request since issue 29: the profile, devices, a week of usage, its settings. */
+export const APP_OPEN_SUMMARY = 'GET /api/users/me/summary';
+/** The reads an app open made before the summary, one each per open. */
+export const APP_OPEN_READS = ['GET /api/users/me', 'GET /api/devices', 'GET /api/transcriptions/usage', 'GET /api/behavior/stats'];
+
+/** The profile with each summary replaced by the separate reads it stands for: the app open as it was before issue 29. */
+export function withSeparateOpenReads(profile: UsageProfile): UsageProfile {
+  const calls = { ...profile.callsPerUserPerMonth };
+  const opens = calls[APP_OPEN_SUMMARY] ?? 0;
+  if (opens === 0) return profile;
+  calls[APP_OPEN_SUMMARY] = 0;
+  for (const id of APP_OPEN_READS) calls[id] = (calls[id] ?? 0) + opens;
+  return { ...profile, callsPerUserPerMonth: calls };
+}
+
+/** The stack's cost of a profile's app opens one way or the other (messaging does not change). */
+export interface AppOpenScenario {
+  requestsPerUserPerMonth: number;
+  authorizerInvocationsPerUserPerMonth: number;
+  perThousandMauUsd: number;
+}
+
 /** Messaging, the stack (messaging excluded) and both together, USD per 1 000 MAU a month. */
 export interface PasskeyScenario {
   messagingPerThousandMauUsd: number;
@@ -319,6 +341,11 @@ export interface CostReport {
      * passkey share of sign-ins (the report's own figures).
      */
     passkeys?: { signInShare: number; withoutPasskeys: PasskeyScenario; withPasskeys: PasskeyScenario };
+    /**
+     * Issue 29: the profile's app opens with the summary (the report's own figures) and with the
+     * separate reads it replaces, everything else alike.
+     */
+    appOpen?: { summariesPerUserPerMonth: number; withSummary: AppOpenScenario; withSeparateReads: AppOpenScenario };
   };
 }
 
@@ -347,6 +374,12 @@ const scenario = (report: CostReport): PasskeyScenario => ({
   totalPerThousandMauUsd: round(report.messagingPerThousandMauUsd + report.perThousandMauUsd, 4),
 });
 
+const appOpenScenario = (report: CostReport): AppOpenScenario => ({
+  requestsPerUserPerMonth: report.details.requestsPerUserPerMonth,
+  authorizerInvocationsPerUserPerMonth: report.details.authorizerInvocationsPerUserPerMonth,
+  perThousandMauUsd: report.perThousandMauUsd,
+});
+
 export function costReport(input: ModelInput): CostReport {
   const share = input.profile.passkeySignInShare ?? 0;
   const applied = { ...input, profile: withPasskeyShare(input.profile, share) };
@@ -357,6 +390,12 @@ export function costReport(input: ModelInput): CostReport {
   });
   const withoutPasskeys = sums({ ...input, profile: withPasskeyShare(input.profile, 0) });
   report.details.passkeys = { signInShare: share, withoutPasskeys: scenario(withoutPasskeys), withPasskeys: scenario(report) };
+  const separateReads = sums({ ...applied, profile: withSeparateOpenReads(applied.profile) });
+  report.details.appOpen = {
+    summariesPerUserPerMonth: applied.profile.callsPerUserPerMonth[APP_OPEN_SUMMARY] ?? 0,
+    withSummary: appOpenScenario(report),
+    withSeparateReads: appOpenScenario(separateReads),
+  };
   return report;
 }
 

@@ -7,6 +7,7 @@ import { AUTHORIZER, buildWithFloors, functionTargets } from './bundles';
 import { writeSections } from '../../infra/tools/docs-sections';
 import { costChart } from './cost-chart';
 import { COST_DOCS_FILE, COST_REPORT_FILE, costDocsSections, documentedReport } from './cost-docs';
+import { COST_VARIANTS, routeOfOperation } from './cost-drivers';
 import { measureOperations, routesWithoutDriver } from './cost-measure';
 import type { Measured } from './cost-measure';
 import { BUDGET_FILE, readPrices, readProfile } from './cost-data';
@@ -76,6 +77,19 @@ function passkeyLines(report: CostReport): string[] {
   ];
 }
 
+/** Issue 29: the month's requests and cost with the summary at app open and with the reads it replaces. */
+function appOpenLines(report: CostReport): string[] {
+  const appOpen = report.details.appOpen;
+  if (!appOpen || appOpen.summariesPerUserPerMonth === 0) return [];
+  const line = (label: string, figures: { requestsPerUserPerMonth: number; perThousandMauUsd: number }) =>
+    `  ${label}: ${figures.requestsPerUserPerMonth} requests a user a month, the stack $${figures.perThousandMauUsd.toFixed(3)} per 1 000 MAU`;
+  return [
+    `app open (issue 29), ${appOpen.summariesPerUserPerMonth} summaries a user a month in this profile:`,
+    line('with the separate reads', appOpen.withSeparateReads),
+    line('with the summary       ', appOpen.withSummary),
+  ];
+}
+
 function print(report: CostReport, measured: Measured, profile: UsageProfile, prices: Prices) {
   const commandsOf = new Map(measured.operations.map((operation) => [operation.operation, operation.commands.join('+')]));
   const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
@@ -131,6 +145,7 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
     `with transactions billed per item as on AWS (DynamoDB Local reports less): $${report.details.withPerItemTransactions.perThousandMauUsd.toFixed(3)} per 1 000 MAU (DynamoDB $${report.details.withPerItemTransactions.dynamoDbPerThousandMauUsd.toFixed(3)})`,
     `$${report.messagingPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month for verification messages (SES and SMS, mix of the profile)`,
     ...passkeyLines(report),
+    ...appOpenLines(report),
     `goal: at most $${report.details.goal.maxPerThousandMauUsd.toFixed(2)} (1/5 of ${report.details.goal.anchor}): ${report.details.goal.met ? 'met' : 'MISSED'}`,
   );
   out.push(
@@ -152,7 +167,7 @@ async function main() {
   const profile = { ...(profileFile ? readProfile(profileFile) : readProfile()), ...(mau ? { mau: Number(mau) } : {}) };
   const prices = pricesFile ? readPrices(pricesFile) : readPrices();
   for (const id of Object.keys(profile.callsPerUserPerMonth)) {
-    if (!routes.some((route) => routeId(route) === id)) log(`warning: the profile names ${id}, which is not in the route table: skipped`);
+    if (!COST_VARIANTS[id] && !routes.some((route) => routeId(route) === id)) log(`warning: the profile names ${id}, which is not in the route table: skipped`);
   }
   const missing = routesWithoutDriver();
   if (missing.length > 0) log(`warning: no driver in test/bench/cost-drivers.ts, not measured: ${missing.join(', ')}`);
@@ -174,7 +189,7 @@ async function main() {
   }
   const defaults = parseConfig({ TABLE_NAME: 'cost' });
   const report = costReport({
-    operations: measured.operations.map((operation) => ({ ...operation, initMs: init.get(operation.operation) ?? fallbackInit })),
+    operations: measured.operations.map((operation) => ({ ...operation, initMs: init.get(routeOfOperation(operation.operation)) ?? fallbackInit })),
     authorizer: { ...measured.authorizer, initMs: init.get(AUTHORIZER) ?? fallbackInit },
     prices,
     profile,

@@ -22,6 +22,7 @@ const shellBlockUnder = (file: string, heading: string) => blockUnder(file, head
 const clientSession = blockUnder('README.md', 'A first session with the app client', 'ts');
 const script = shellBlockUnder('docs/api.md', 'Walkthrough with curl');
 const firstSession = shellBlockUnder('README.md', 'A first session with curl');
+const searchAndExport = shellBlockUnder('README.md', 'Find what was said, and take it all');
 
 const missingTool = ['bash', 'curl'].find((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0);
 if (missingTool) console.error(`[readme-walkthrough] skipped: ${missingTool} is not installed`);
@@ -53,6 +54,23 @@ describe('the README first session', () => {
   });
 });
 
+describe('the README search and export, in the first session\'s shell', () => {
+  it.skipIf(missingTool)('finds the record by a Chinese word and an English phrase, with a snippet, and exports it', async () => {
+    // One answer a line: curl writes a newline after each of the block's answers.
+    const block = searchAndExport!.replaceAll('curl -s ', "curl -s -w '\\n' ");
+    const answers = await runAgainstLocalServer(`${firstSession!}\necho\n${block}`);
+    const [search, exported] = answers.trim().split('\n').slice(-2).map((line) => JSON.parse(line) as unknown) as [
+      { recordTitle: string; match: { field: string; snippet: string } }[],
+      { profile: { email: string }; transcriptions: { recordTitle: string; text: string }[] },
+    ];
+    expect(search.map((record) => record.recordTitle)).toEqual(['Doctor']);
+    expect(search[0]!.match).toEqual({ field: 'text', snippet: 'Take the dose at three pm. 明天的会议改到三点。' });
+    expect(exported.profile.email).toMatch(/^first-\d+@example\.com$/);
+    expect(exported.transcriptions.map((record) => record.recordTitle)).toEqual(['First note', 'Doctor']);
+    expect(exported.transcriptions[1]!.text).toContain('明天的会议');
+  });
+});
+
 describe('the README first session with the app client', () => {
   it('is there', () => {
     expect(clientSession).toContain("from '@captioning/client'");
@@ -67,7 +85,7 @@ describe('the README first session with the app client', () => {
         .replace("'http://localhost:8080'", JSON.stringify(api.url));
       writeFileSync(script, source);
       const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
-      expect(run.stdout.trim()).toMatch(/^6 first-\d+@example\.com$/);
+      expect(run.stdout.trim()).toMatch(/^first-\d+@example\.com 60 Hello\. bottom$/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -7,7 +7,8 @@ import { accessLogBytes, platformLogBytes, routesWithoutDriver } from '../bench/
 import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure';
 import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
 import type { DeploymentInventory } from '../bench/cost-deployment';
-import { agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare } from '../bench/cost-model';
+import { COST_VARIANTS } from '../bench/cost-drivers';
+import { APP_OPEN_READS, agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
 /**
@@ -15,16 +16,18 @@ import type { UsageProfile } from '../bench/cost-model';
  * runs in test/integration/capacity-budget.test.ts.
  */
 const routeIds = routes.map(routeId);
+/** What npm run cost measures and prices: every route, and the variants priced apart (a search page). */
+const operationIds = [...routeIds, ...Object.keys(COST_VARIANTS)];
 
 describe('cost model data', () => {
   it('has a driver for every route of the route table, so npm run cost measures each', () => {
     expect(routesWithoutDriver(), 'add a driver to test/bench/cost-drivers.ts').toEqual([]);
   });
 
-  it('holds every route, and the authorizer, to a capacity budget, and budgets nothing else', () => {
+  it('holds every route, each variant priced apart, and the authorizer to a capacity budget, and budgets nothing else', () => {
     const budgeted = readBudget().map((row) => row.operation);
-    expect(budgeted.filter((operation) => !routeIds.includes(operation) && operation !== AUTHORIZER)).toEqual([]);
-    expect([...routeIds, AUTHORIZER].filter((operation) => !budgeted.includes(operation)), 'add a row to cost/capacity-budget.json').toEqual([]);
+    expect(budgeted.filter((operation) => !operationIds.includes(operation) && operation !== AUTHORIZER)).toEqual([]);
+    expect([...operationIds, AUTHORIZER].filter((operation) => !budgeted.includes(operation)), 'add a row to cost/capacity-budget.json').toEqual([]);
     expect(new Set(budgeted).size).toBe(budgeted.length);
   });
 
@@ -35,6 +38,17 @@ describe('cost model data', () => {
       expect(price.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
     expect(prices.anchors.find((anchor) => anchor.name === 'Amazon Cognito Essentials')?.perThousandMauUsd).toBe(15);
+  });
+
+  it('prices each variant with its own route, and names only operations it measures in the default profile', () => {
+    for (const variant of Object.values(COST_VARIANTS)) expect(routeIds).toContain(variant.route);
+    expect(Object.keys(readProfile().callsPerUserPerMonth).filter((id) => !operationIds.includes(id))).toEqual([]);
+  });
+
+  it('opens the app with the summary in the default profile, and searches a few times a month', () => {
+    const calls = readProfile().callsPerUserPerMonth;
+    expect(calls['GET /api/users/me/summary']).toBe(readProfile().sessionsPerUserPerMonth);
+    expect(calls['GET /api/transcriptions?q']).toBeGreaterThan(0);
   });
 
   it('has a default profile whose SMS countries all have prices and whose channels add up to one', () => {
@@ -164,6 +178,31 @@ describe('cost model arithmetic', () => {
     // Without a share in the profile, nothing moves.
     expect(costReport({ operations, authorizer, prices, profile: { ...profile, callsPerUserPerMonth: signIns }, settings, deployment: nothingMonthly }).details.passkeys!.withPasskeys)
       .toEqual(passkeys.withoutPasskeys);
+  });
+
+  it('shows the app open with the summary against the separate reads it replaces, everything else alike', () => {
+    const operations = [
+      measure('GET /api/users/me/summary', { dynamoRequests: 4, readUnits: 4 }),
+      ...APP_OPEN_READS.map((id) => measure(id)),
+      measure('POST /api/transcriptions', { writeUnits: 2 }),
+    ];
+    const calls = { 'GET /api/users/me/summary': 60, 'GET /api/devices': 2, 'POST /api/transcriptions': 90 };
+    const separate = withSeparateOpenReads({ ...profile, callsPerUserPerMonth: calls }).callsPerUserPerMonth;
+    expect(separate).toEqual({
+      'GET /api/users/me/summary': 0,
+      'GET /api/users/me': 60,
+      'GET /api/devices': 62,
+      'GET /api/transcriptions/usage': 60,
+      'GET /api/behavior/stats': 60,
+      'POST /api/transcriptions': 90,
+    });
+    const report = costReport({ operations, authorizer, prices, profile: { ...profile, callsPerUserPerMonth: calls }, settings, deployment: nothingMonthly });
+    const appOpen = report.details.appOpen!;
+    expect(appOpen.summariesPerUserPerMonth).toBe(60);
+    expect(appOpen.withSummary.requestsPerUserPerMonth).toBe(152);
+    expect(appOpen.withSeparateReads.requestsPerUserPerMonth).toBe(152 - 60 + 4 * 60);
+    expect(appOpen.withSummary.perThousandMauUsd).toBe(report.perThousandMauUsd);
+    expect(appOpen.withSummary.perThousandMauUsd).toBeLessThan(appOpen.withSeparateReads.perThousandMauUsd);
   });
 
   it('never runs the authorizer more often than there are Bearer calls', () => {
