@@ -2,7 +2,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Config } from '../config';
-import { keys, sessionMarker } from '../db/keys';
+import { sessionMarker, userKey } from '../db/keys';
 import { LOCAL_DYNAMODB_CREDENTIALS } from '../db/table';
 import { ServiceUnavailableError } from '../errors';
 import { rootSecretId, secretStringOf } from '../ports/secrets';
@@ -89,7 +89,7 @@ export function tokenStandingLookup(cfg: Config): TokenStandingLookup {
     cfg.DYNAMODB_ENDPOINT ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: LOCAL_DYNAMODB_CREDENTIALS } : {},
   );
   return async ({ userId, tokenVersion, sessionId }) => {
-    const key = keys.user(userId);
+    const key = userKey(userId);
     const marker = sessionId === undefined ? undefined : sessionMarker(sessionId);
     const result = await call<{ Item?: Record<string, { N?: string } | undefined> }>('GetItem', {
       TableName: cfg.TABLE_NAME,
