@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import type { Database } from './client';
 import { toDevice } from './devices-repository';
@@ -6,7 +5,7 @@ import type { Device } from './devices-repository';
 import { toEvent } from './events-repository';
 import type { BehaviorEvent } from './events-repository';
 import { keys, sortKeyPrefix } from './keys';
-import { decodeCursor, encodeCursor, keyOf } from './pagination';
+import { decodeCursor, encodeCursor, keyOf, queryRange, sortKeyRange } from './pagination';
 import type { ListShape } from './pagination';
 import { LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table';
 import { publicRecord } from './transcriptions-repository';
@@ -23,10 +22,8 @@ export const EXPORT_WALK: ListShape = {
   sortKey: new RegExp(`^(?:TRX#|TRX#${ISO_MS}#\\d{16}|EVENT#|EVENT#[a-z_]{1,40}#${ISO_MS}#\\d{16})$`),
 };
 
-/** Key ranges rather than `begins_with` (DynamoDB Local reads the whole partition for that, see readStats). */
-const rangeOf = (prefix: string) => ({ from: prefix, to: `${prefix.slice(0, -1)}$` });
-const RECORDS = rangeOf(sortKeyPrefix.transcription);
-const EVENTS = rangeOf('EVENT#');
+const RECORDS = sortKeyRange(sortKeyPrefix.transcription);
+const EVENTS = sortKeyRange('EVENT#');
 
 /** The largest stored event: a value or a 200-character location of 4-byte characters, with its keys. */
 const MAX_EVENT_ITEM_BYTES = 1024;
@@ -54,17 +51,7 @@ export async function readExportItems(db: Database, userId: number, cursor: stri
   const page: ExportItems = { transcriptions: [], events: [] };
   let room = roomBytes;
   const query = async (range: { from: string; to: string }, limit?: number) =>
-    db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-        ExpressionAttributeValues: { ':pk': partition, ':from': range.from, ':to': range.to },
-        ConsistentRead: true,
-        ...(limit === undefined ? {} : { Limit: limit }),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
+    queryRange(db, partition, range, { ...(limit === undefined ? {} : { limit }), ...(start ? { start } : {}) });
   /** Adds items while they fit; the cursor of where the page stops, or undefined when all fitted. */
   const take = <T>(items: Record<string, NativeAttributeValue>[], map: (item: Record<string, NativeAttributeValue>) => T, into: T[], startOver: string) => {
     let last: Record<string, NativeAttributeValue> | undefined;
@@ -100,16 +87,7 @@ export async function readExportItems(db: Database, userId: number, cursor: stri
  * DynamoDB's 1 MB), so the export needs no grant on the list index.
  */
 export async function readAllDevices(db: Database, userId: number): Promise<Device[]> {
-  const range = rangeOf(sortKeyPrefix.device);
-  const result = await db.client.send(
-    new QueryCommand({
-      TableName: db.tableName,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':from': range.from, ':to': range.to },
-      ConsistentRead: true,
-    }),
-  );
+  const result = await queryRange(db, keys.userPartition(userId), sortKeyRange(sortKeyPrefix.device));
   return (result.Items ?? [])
     .sort((a, b) => String(b[LIST_INDEX_SORT_KEY]).localeCompare(String(a[LIST_INDEX_SORT_KEY])))
     .map(toDevice);

@@ -130,3 +130,31 @@ export async function queryPage(
     ? { items, nextCursor: encodeCursor(keyOf(result.LastEvaluatedKey, shape)) }
     : { items };
 }
+
+/**
+ * The sort keys of a partition that start with `prefix` (ending in `#`), as a key range rather
+ * than `begins_with`: the same items, but DynamoDB Local answers `begins_with` by going through
+ * the whole partition (see readStats). `TRX$` follows every `TRX#...` key and is no key itself.
+ */
+export const sortKeyRange = (prefix: string) => ({ from: prefix, to: `${prefix.slice(0, -1)}$` });
+
+/** One strongly consistent Query of a sort-key range of a partition: at most `limit` items (and 1 MB), after `start`. */
+export function queryRange(
+  db: Database,
+  partition: string,
+  range: { from: string; to: string },
+  options: { limit?: number; start?: Key; newestFirst?: boolean } = {},
+) {
+  return db.client.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': partition, ':from': range.from, ':to': range.to },
+      ConsistentRead: true,
+      ...(options.newestFirst ? { ScanIndexForward: false } : {}),
+      ...(options.limit === undefined ? {} : { Limit: options.limit }),
+      ...(options.start ? { ExclusiveStartKey: options.start } : {}),
+    }),
+  );
+}

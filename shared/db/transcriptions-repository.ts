@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
 import type { AccountRef } from './account-guard';
 import type { Database } from './client';
 import { keys, sortKeyPrefix } from './keys';
-import { decodeCursor, encodeCursor, keyOf, queryPage } from './pagination';
+import { decodeCursor, encodeCursor, keyOf, queryPage, queryRange, sortKeyRange } from './pagination';
 import type { ListShape, Page, PageRequest } from './pagination';
 import { PARTITION_KEY, SORT_KEY } from './table';
 import { writeAtomically } from './transactions';
@@ -182,12 +182,7 @@ export async function listRecords(db: Database, userId: number, page: PageReques
  */
 export const SEARCH_READ_ITEMS = 200;
 
-/**
- * The records as a key range rather than `begins_with`: the same items, but DynamoDB Local
- * answers `begins_with` by going through the whole partition (see readStats). `TRX$` follows every
- * `TRX#...` key and is no key itself.
- */
-const RECORD_RANGE = { from: sortKeyPrefix.transcription, to: `${sortKeyPrefix.transcription.slice(0, -1)}$` };
+const RECORD_RANGE = sortKeyRange(sortKeyPrefix.transcription);
 
 /** What one bounded read of the records gave: records newest first, and where it stopped. */
 export interface RecordBatch {
@@ -203,18 +198,7 @@ export interface RecordBatch {
 export async function readRecordBatch(db: Database, userId: number, page: Pick<PageRequest, 'cursor' | 'binding'>): Promise<RecordBatch> {
   const partition = keys.userPartition(userId);
   const startKey = page.cursor === undefined ? undefined : decodeCursor(page.cursor, partition, TRANSCRIPTION_LIST, page.binding);
-  const result = await db.client.send(
-    new QueryCommand({
-      TableName: db.tableName,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: { ':pk': partition, ':from': RECORD_RANGE.from, ':to': RECORD_RANGE.to },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-      Limit: SEARCH_READ_ITEMS,
-      ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-    }),
-  );
+  const result = await queryRange(db, partition, RECORD_RANGE, { newestFirst: true, limit: SEARCH_READ_ITEMS, ...(startKey ? { start: startKey } : {}) });
   const records = (result.Items ?? []).map((item) => ({
     key: keyOf(item, TRANSCRIPTION_LIST),
     record: publicRecord(item as unknown as TranscriptionRecord),
