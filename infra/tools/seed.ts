@@ -1,7 +1,7 @@
 import { isoSeconds } from '../../shared/ports/clock';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GeneralEventType } from '../../shared/behavior/event-types';
+import type { GeneralEventType } from '../../shared/api/event-types';
 import { DEV_NOW_HEADER } from '../local/server';
 import { ApiError, createClient } from '../../client/src/index';
 

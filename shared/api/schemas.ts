@@ -1,8 +1,8 @@
 // zod/mini, like shared/config.ts: the mini API tree-shakes to a few kilobytes where classic zod
 // adds about 70 KB. Functions import these schemas as types only; the OpenAPI generator builds them.
 import * as z from 'zod/mini';
-import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../behavior/event-types';
-import type { GeneralEventType } from '../behavior/event-types';
+import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
+import type { GeneralEventType } from './event-types';
 import { ISO_SECONDS_PATTERN } from '../ports/clock';
 
 /**

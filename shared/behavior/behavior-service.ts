@@ -10,8 +10,8 @@ import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 // The event types from their own module: the request schemas are built at import, and the
 // functions that only read events (stats, the lists) have no request body to validate.
-import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
-import type { EventType, GeneralEventType } from './event-types';
+import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../api/event-types';
+import type { EventType, GeneralEventType } from '../api/event-types';
 import type { EventBatchInput, GeneralEventInput } from './schemas';
 
 type EventInput = { eventType: EventType; eventValue: string | null; location: string | null; occurredAt?: Date };

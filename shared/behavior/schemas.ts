@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { languageTagSchema, notBlank, textField } from '../fields';
-import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from './event-types';
-import type { GeneralEventType } from './event-types';
+import { GENERAL_EVENT_TYPES, LOGIN_EVENT_TYPE } from '../api/event-types';
+import type { GeneralEventType } from '../api/event-types';
 
 /** Contract section 4: what `eventValue` may be for each type. */
 export const EVENT_VALUE_RULES: Record<GeneralEventType, z.ZodMiniType<string>> = {

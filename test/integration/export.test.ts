@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERAL_EVENT_TYPES } from '../../shared/behavior/event-types';
+import { GENERAL_EVENT_TYPES } from '../../shared/api/event-types';
 import { signIn, startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { newAccount, postEvent, saveRecord } from '../support/resources';
