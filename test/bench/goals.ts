@@ -35,6 +35,10 @@ export const GOALS = {
   overheadRatio: 1.15,
   throughputRatio: 0.9,
   readCostRatio: 1.2,
+  /** Issue 29: GET /api/users/me/summary's p50 against the slowest of the four reads it replaces at app open. */
+  summaryRatio: 1.3,
+  /** Issue 31: one search page's p50 against a plain list page's (limit 20), over 5 000 records. */
+  searchPageRatio: 2,
 } as const;
 
 /**

@@ -20,12 +20,19 @@ import { REFRESH_OPERATION, pairRefresh } from './refresh';
 import type { OverheadResult, PairedOperation, ThroughputResult } from './overhead';
 import { READ_COST_OPERATIONS, measureReadCost } from './read-cost';
 import type { ReadCostFloor, ReadCostResult } from './read-cost';
+import { APP_OPEN_ACCOUNT, measureSummary } from './summary';
+import type { SummaryResult } from './summary';
+import { SEARCH_READ_ITEMS } from '../../shared/db/transcriptions-repository';
+import { PAGE_LIMIT, measureSearch } from './search';
+import type { SearchResult } from './search';
 
 /**
- * `npm run bench [-- --json FILE] [-- --quick] [-- --no-write]`: bundles, cold import, handler
- * overhead, read cost, scrypt, throughput and login timing, each next to its floor measured in the
- * same run. `--quick` runs a few samples of everything (to check the benchmark itself, not to quote).
- * A full run writes what it prints into docs/performance.md (section `bench`) unless `--no-write`.
+ * `npm run bench [-- --json FILE] [-- --quick] [-- --no-write] [-- --only PART,PART]`: bundles, cold
+ * import, handler overhead, read cost, the app-open summary, search, scrypt, throughput and login
+ * timing, each next to its floor measured in the same run. `--quick` runs a few samples of
+ * everything (to check the benchmark itself, not to quote). `--only` runs some parts (PARTS below),
+ * full-size, and writes nothing into the documents. A full run writes what it prints into
+ * docs/performance.md (section `bench`) unless `--no-write`.
  * Everything runs on the Node.js that runs this script; `npm run bench:lambda-node` runs it on the
  * Lambda runtime's major version instead.
  */
@@ -42,6 +49,10 @@ interface Report {
   enumeration: EnumerationResult;
   /** Account deletion: the request's time (bounded by its budget) and the whole purge per 10 000 items. */
   deletion: DeletionResult[];
+  /** Issue 29: the app-open summary against the four reads it replaces. */
+  summary?: SummaryResult;
+  /** Issue 31: a search page against a plain list page over 5 000 records, and pages per search. */
+  search?: SearchResult;
 }
 
 const args = process.argv.slice(2);
@@ -49,10 +60,17 @@ const option = (name: string) => optionOf(args, name);
 const quick = args.includes('--quick');
 const jsonFile = option('--json');
 const BENCH_DOCS_FILE = 'docs/performance.md';
-const writesDocuments = !quick && !args.includes('--no-write');
+/** What `--only` can name; each runs what it needs (throughput the overhead's pairs, cold import the bundles). */
+const PARTS = ['bundles', 'cold-import', 'overhead', 'read-cost', 'throughput', 'summary', 'search', 'identity', 'deletion'] as const;
+type Part = (typeof PARTS)[number];
+const only = option('--only')?.split(',');
+const unknownParts = only?.filter((part) => !(PARTS as readonly string[]).includes(part)) ?? [];
+if (unknownParts.length > 0) throw new Error(`--only: no part ${unknownParts.join(', ')}; the parts: ${PARTS.join(', ')}`);
+const runs = (part: Part) => only === undefined || only.includes(part);
+const writesDocuments = !quick && !args.includes('--no-write') && only === undefined;
 const settings = quick
-  ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300, deletionItems: [2_000] }
-  : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 10, windowMs: 500, deletionItems: [10_000, 50_000] };
+  ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300, deletionItems: [2_000], summaryIterations: 30, searchRecords: 1000, searchIterations: 10, searchBoundRounds: 1 }
+  : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 10, windowMs: 500, deletionItems: [10_000, 50_000], summaryIterations: 300, searchRecords: 5000, searchIterations: 150, searchBoundRounds: 3 };
 
 const THROUGHPUT_OPERATIONS = ['GET /api/users/me', 'GET /api/behavior/stats', 'GET /api/transcriptions', REFRESH_OPERATION];
 const CONCURRENCIES = [1, 8, 32];
@@ -82,58 +100,93 @@ async function main() {
       ? `Node.js ${process.version}, the major version Lambda runs`
       : `Node.js ${process.version}; Lambda runs Node.js ${LAMBDA_NODE_MAJOR}, which npm run bench:lambda-node measures with`,
   );
-  log('building every function with the Lambda bundling options');
-  const { built: functions, floors } = await buildWithFloors(functionTargets());
-
-  log(`cold import: ${functions.length} functions x ${settings.coldRuns} fresh processes, each next to its floor`);
-  const { results: coldImport, cpu: coldCpu } = await measureColdImports(functions, floors, settings.coldRuns, (done, total) => {
-    if (done % 5 === 0 || done === total) log(`cold import round ${done}/${total}`);
-  });
-  rmSync(dirname(floors.dynamodb.file), { recursive: true, force: true });
+  if (only) log(`only ${only.join(', ')}: nothing is written into the documents`);
+  let functions: BuiltBundle[] = [];
+  let coldImport: ColdImportResult[] = [];
+  let coldCpu: ColdImportCpu[] = [];
+  if (runs('bundles') || runs('cold-import')) {
+    log('building every function with the Lambda bundling options');
+    const { built, floors } = await buildWithFloors(functionTargets());
+    functions = built;
+    if (runs('cold-import')) {
+      log(`cold import: ${functions.length} functions x ${settings.coldRuns} fresh processes, each next to its floor`);
+      ({ results: coldImport, cpu: coldCpu } = await measureColdImports(functions, floors, settings.coldRuns, (done, total) => {
+        if (done % 5 === 0 || done === total) log(`cold import round ${done}/${total}`);
+      }));
+    }
+    rmSync(dirname(floors.dynamodb.file), { recursive: true, force: true });
+  }
 
   log('starting DynamoDB Local and seeding accounts through the handlers');
   const bench = await startBench();
   try {
-    const typical = await seedAccount(bench, 'typical', TYPICAL_ACCOUNT);
-    const small = await seedAccount(bench, 'small', { transcriptions: 10, events: 10, days: 10 });
-    log(`seeding the large account: ${settings.largeRecords} records and ${settings.largeRecords} events`);
-    const large = await seedAccount(bench, 'large', { transcriptions: settings.largeRecords, events: settings.largeRecords, days: 400, concurrency: 8 });
-
     const { operations, skipped } = readOperations();
-    log(`overhead: ${operations.length} read operations and refresh x ${settings.overheadIterations}, handler and bare SDK alternately`);
     const paired: PairedOperation[] = [];
-    for (const operation of operations) paired.push(await pairOperation(bench, operation, typical));
-    // The one write measured: a refresh, which every signed-in app makes several times a day.
-    paired.push(await pairRefresh(bench, Math.max(...CONCURRENCIES)));
-    const overhead = await measureOverhead(paired, settings.overheadIterations);
-
-    log('read cost: 10 vs many records and events');
-    const readCost: ReadCostResult[] = [];
-    const readCostFloors: ReadCostFloor[] = [];
-    for (const operation of READ_COST_OPERATIONS) {
-      if (!operations.some((candidate) => candidate.id === operation)) {
-        log(`read cost: ${operation} is not in the route table yet; skipped`);
-        continue;
-      }
-      const { result, floor } = await measureReadCost(bench, operation, small, large, settings.readIterations);
-      readCost.push(result);
-      readCostFloors.push(floor);
+    let overhead: OverheadResult[] = [];
+    let throughput: ThroughputResult[] = [];
+    // Seeded before anything is timed, as they always were, so the table is the same size for the figures of every run.
+    const typical = runs('overhead') || runs('throughput') ? await seedAccount(bench, 'typical', TYPICAL_ACCOUNT) : undefined;
+    const small = runs('read-cost') ? await seedAccount(bench, 'small', { transcriptions: 10, events: 10, days: 10 }) : undefined;
+    if (runs('read-cost')) log(`seeding the large account: ${settings.largeRecords} records and ${settings.largeRecords} events`);
+    const large = runs('read-cost') ? await seedAccount(bench, 'large', { transcriptions: settings.largeRecords, events: settings.largeRecords, days: 400, concurrency: 8 }) : undefined;
+    if (typical) {
+      log(`overhead: ${operations.length} read operations and refresh x ${settings.overheadIterations}, handler and bare SDK alternately`);
+      for (const operation of operations) paired.push(await pairOperation(bench, operation, typical));
+      // The one write measured: a refresh, which every signed-in app makes several times a day.
+      paired.push(await pairRefresh(bench, Math.max(...CONCURRENCIES)));
+      if (runs('overhead')) overhead = await measureOverhead(paired, settings.overheadIterations);
     }
 
-    log(`throughput at concurrency ${CONCURRENCIES.join(', ')}`);
-    const throughput = await measureThroughput(
-      paired.filter((operation) => THROUGHPUT_OPERATIONS.includes(operation.id)),
-      CONCURRENCIES,
-      settings,
-    );
+    const readCost: ReadCostResult[] = [];
+    const readCostFloors: ReadCostFloor[] = [];
+    if (small && large) {
+      log('read cost: 10 vs many records and events');
+      for (const operation of READ_COST_OPERATIONS) {
+        if (!operations.some((candidate) => candidate.id === operation)) {
+          log(`read cost: ${operation} is not in the route table yet; skipped`);
+          continue;
+        }
+        const { result, floor } = await measureReadCost(bench, operation, small, large, settings.readIterations);
+        readCost.push(result);
+        readCostFloors.push(floor);
+      }
+    }
 
-    log('scrypt and login timing');
-    const { medianMs, cpuMedianMs } = await measureScrypt(settings.scryptRuns);
-    const enumeration = await measureEnumeration(bench, settings.enumerationSamples);
+    if (runs('throughput')) {
+      log(`throughput at concurrency ${CONCURRENCIES.join(', ')}`);
+      throughput = await measureThroughput(
+        paired.filter((operation) => THROUGHPUT_OPERATIONS.includes(operation.id)),
+        CONCURRENCIES,
+        settings,
+      );
+    }
 
-    log(`account deletion: accounts of ${settings.deletionItems.join(' and ')} items, the request then the purge job`);
+    let summary: SummaryResult | undefined;
+    if (runs('summary')) {
+      const appOpen = await seedAccount(bench, 'app-open', APP_OPEN_ACCOUNT);
+      log(`summary: GET /api/users/me/summary and the four reads it replaces, x ${settings.summaryIterations} in shuffled rounds`);
+      summary = await measureSummary(bench, appOpen, settings.summaryIterations);
+    }
+
+    let search: SearchResult | undefined;
+    if (runs('search')) {
+      log(`search: ${settings.searchRecords} records, search pages and plain list pages x ${settings.searchIterations} in shuffled rounds`);
+      search = await measureSearch(bench, settings.searchRecords, settings.searchIterations, settings.searchBoundRounds, log);
+    }
+
+    let scrypt = { medianMs: Number.NaN, cpuMedianMs: Number.NaN };
+    let enumeration: EnumerationResult = { existingMedianMs: Number.NaN, unknownMedianMs: Number.NaN, ratio: Number.NaN };
+    if (runs('identity')) {
+      log('scrypt and login timing');
+      scrypt = await measureScrypt(settings.scryptRuns);
+      enumeration = await measureEnumeration(bench, settings.enumerationSamples);
+    }
+
     const deletion: DeletionResult[] = [];
-    for (const items of settings.deletionItems) deletion.push(await measureDeletion(bench, items));
+    if (runs('deletion')) {
+      log(`account deletion: accounts of ${settings.deletionItems.join(' and ')} items, the request then the purge job`);
+      for (const items of settings.deletionItems) deletion.push(await measureDeletion(bench, items));
+    }
 
     const report: Report = {
       node: process.version,
@@ -141,12 +194,14 @@ async function main() {
       coldImport,
       overhead,
       readCost,
-      scrypt: { medianMs },
+      scrypt: { medianMs: scrypt.medianMs },
       throughput,
       enumeration,
       deletion,
+      ...(summary ? { summary } : {}),
+      ...(search ? { search } : {}),
     };
-    const printed = print(report, { functions, paired, skipped, coldCpu, scryptCpuMs: cpuMedianMs, readCostFloors });
+    const printed = print(report, { functions, paired, skipped, coldCpu, scryptCpuMs: scrypt.cpuMedianMs, readCostFloors });
     if (writesDocuments) {
       const stamp = `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (\`npm run bench\`):`;
       writeSections(BENCH_DOCS_FILE, { bench: `${stamp}\n\n\`\`\`\n${printed}\n\`\`\`\n` });
@@ -175,7 +230,8 @@ interface Extras {
 function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuMs, readCostFloors }: Extras): string {
   const bundleByName = new Map(functions.map((bundle) => [bundle.name, bundle]));
   const out: string[] = [`Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR})`];
-  out.push(
+  // `--only` leaves parts out: each table is printed when its part ran.
+  if (runs('bundles')) out.push(
     table(
       `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, identity function <= ${GOALS.identityBytes / KB} KB, passkey verification <= ${GOALS.webauthnBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, each without its data; own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Data: the password list, the phone metadata and the OpenAPI document, each under its own ceiling; own KB: our code outside node_modules`,
       ['function', 'KB', 'data KB', 'own KB', 'goal', 'largest parts (KB)'],
@@ -192,7 +248,7 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
     ),
   );
   const cpuOf = new Map(coldCpu.map((row) => [row.function, row]));
-  out.push(
+  if (report.coldImport.length > 0) out.push(
     table(
       `Cold import, medians of fresh processes; ratio = median over rounds of (import / the floor import next to it) (goal: ratio <= ${GOALS.coldImportRatio}, identity functions <= ${GOALS.identityColdImportRatio}; authorizer within ${GOALS.authorizerColdImportMs} ms of an empty bundle). CPU columns: the same imports in CPU time`,
       ['function', 'ms', 'floor ms', 'ratio', 'goal', 'CPU ms', 'floor CPU ms', 'CPU ratio'],
@@ -212,16 +268,16 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
     ),
   );
   const commandsOf = new Map(paired.map((operation) => [operation.id, operation.commands.map((command) => command.Command.name.replace(/Command$/, '')).join('+')]));
-  out.push(
+  if (report.overhead.length > 0) out.push(
     table(
       `Handler overhead, p50 in process against DynamoDB Local (goal: ratio <= ${GOALS.overheadRatio})`,
       ['operation', 'handler us', 'bare SDK us', 'ratio', 'goal', 'DynamoDB calls'],
       report.overhead.map((row) => [row.operation, row.handlerP50Us, row.bareP50Us, row.ratio.toFixed(3), mark(row.ratio <= GOALS.overheadRatio), commandsOf.get(row.operation) ?? '']),
     ),
   );
-  if (skipped.length > 0) out.push(`(no fixture in test/bench/fixtures.ts, not measured: ${skipped.join(', ')})`);
+  if (report.overhead.length > 0 && skipped.length > 0) out.push(`(no fixture in test/bench/fixtures.ts, not measured: ${skipped.join(', ')})`);
   const floorOf = new Map(readCostFloors.map((row) => [row.operation, row]));
-  out.push(
+  if (report.readCost.length > 0) out.push(
     table(
       `Read cost, small (10) vs large account, p50 (goal: ratio <= ${GOALS.readCostRatio}, same requests). Bare columns: the same commands on the bare client`,
       ['operation', 'small us', 'large us', 'ratio', 'requests', 'goal', 'bare small us', 'bare large us', 'bare ratio'],
@@ -241,21 +297,23 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
       }),
     ),
   );
-  out.push(
+  if (report.summary) out.push(summaryTable(report.summary));
+  if (report.search) out.push(...searchTables(report.search));
+  if (report.throughput.length > 0) out.push(
     table(
       `Throughput in process (goal: ratio >= ${GOALS.throughputRatio})`,
       ['operation', 'concurrency', 'handler ops/s', 'bare ops/s', 'ratio', 'goal'],
       report.throughput.map((row) => [row.operation, row.concurrency, row.handlerOpsPerSec, row.bareOpsPerSec, row.ratio.toFixed(3), mark(row.ratio >= GOALS.throughputRatio)]),
     ),
   );
-  out.push(
+  if (!Number.isNaN(report.scrypt.medianMs)) out.push(
     // Reported, not a goal: it measures the CPU at the contract's fixed parameters, not our code.
     `\nscrypt (N=2^17, r=8, p=1), median: ${report.scrypt.medianMs} ms wall, ${scryptCpuMs} ms CPU`,
   );
-  out.push(
+  if (!Number.isNaN(report.enumeration.ratio)) out.push(
     `Login with a wrong password, median: existing account ${report.enumeration.existingMedianMs} ms, unknown e-mail ${report.enumeration.unknownMedianMs} ms, ratio ${report.enumeration.ratio.toFixed(3)}`,
   );
-  out.push(
+  if (report.deletion.length > 0) out.push(
     table(
       'Account deletion against DynamoDB Local: the request answers within its budget (the 10 s timeout less 2 s) whatever the account holds; the purge job deletes the rest',
       ['items', 'request ms', 'deleted by the job', 'job ms', 'ms per 10 000 items'],
@@ -264,6 +322,35 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   );
   process.stdout.write(`${out.join('\n')}\n`);
   return out.join('\n');
+}
+
+function summaryTable(result: SummaryResult): string {
+  return table(
+    `App open: GET /api/users/me/summary vs the reads it replaces, account with ${APP_OPEN_ACCOUNT.devices} devices, ${APP_OPEN_ACCOUNT.transcriptions} records and ${APP_OPEN_ACCOUNT.events} events of every type over ${APP_OPEN_ACCOUNT.days} days; p50 of ${result.samples} each, all five in shuffled order every round (goal: summary <= ${GOALS.summaryRatio} x the slowest read). Summary ${result.summary.p50Us} us = ${result.ratio.toFixed(3)} x the slowest (${result.slowest}): ${mark(result.ratio <= GOALS.summaryRatio)}; ${result.ratioToSum.toFixed(3)} x the four one after another. Bare: the same DynamoDB commands on the bare client, parallel ones in parallel (summary over the same read: ${result.bareRatio.toFixed(3)})`,
+    ['operation', 'p50 us', 'bare us', 'DynamoDB requests'],
+    [result.summary, ...result.reads].map((row) => [row.operation, row.p50Us, row.bareP50Us, row.requests]),
+  );
+}
+
+function searchTables(result: SearchResult): string[] {
+  const { history } = result;
+  return [
+    table(
+      `Search over ${history.records} records (${Math.round(history.chineseShare * 100)} % Chinese, ${(history.textBytes / 1024 / 1024).toFixed(1)} MB of titles and text, seeded with BatchWrite in ${(result.seedMs / 1000).toFixed(1)} s): one page (limit ${PAGE_LIMIT}) vs a plain list page (limit ${PAGE_LIMIT}, ${result.list.p50Us} us, bare ${result.list.bareP50Us} us, ${result.list.readUnitsMedian} read units); p50 of ${result.samples} pages each across the whole history, shuffled rounds (goal: page <= ${GOALS.searchPageRatio} x the list page). Bare: the same DynamoDB commands on the bare client`,
+      ['query', 'page us', 'bare us', 'ratio', 'goal', 'records read a page (median)', 'pages cut by 1 MB'],
+      result.queries.map((row) => [`${row.label}: q=${row.q}`, row.pageP50Us, row.bareP50Us, row.ratio.toFixed(3), mark(row.ratio <= GOALS.searchPageRatio), row.recordsPerPageMedian, `${row.pagesCutBy1Mb} of ${row.pagesFullWalk}`]),
+    ),
+    table(
+      `Pages per search (limit ${PAGE_LIMIT}): to the first ${PAGE_LIMIT} results, as the app client asks, and to the end of the history; read units of the whole walk`,
+      ['query', 'results', `pages to first ${PAGE_LIMIT}`, 'pages, whole history', 'read units, whole history'],
+      result.queries.map((row) => [`${row.label}: q=${row.q}`, row.results, row.pagesToFirstLimit, row.pagesFullWalk, row.readUnitsFullWalk]),
+    ),
+    table(
+      `The search's Query at other item bounds (it reads ${SEARCH_READ_ITEMS}; 1 MB applies to each), bare client, every page of whole walks, bounds shuffled each round: what the database alone takes next to a list page's read of ${PAGE_LIMIT}`,
+      ['items per page', 'bare page us', `ratio to ${PAGE_LIMIT} items`, 'pages, whole history'],
+      result.readBounds.map((row) => [row.items, row.bareP50Us, row.ratio.toFixed(3), row.pagesFullWalk]),
+    ),
+  ];
 }
 
 main().catch((error: unknown) => {
