@@ -1,5 +1,7 @@
 import type { ClientContext } from './context';
 import type { paths } from './generated/api';
+import { credentialBody, passkeysArea } from './passkeys';
+import type { GetPasskey, SentAssertion } from './passkeys';
 import { needsRefresh } from './session';
 import type { TokenAnswer } from './session';
 import { dataOf } from './transport';
@@ -55,6 +57,20 @@ export function authArea(context: ClientContext) {
     verifyCode: (body: Body<'/verify-code/verify'>) => signIn(() => dataOf(api.POST('/verify-code/verify', { body: named(body) }))),
     /** Signs in with a password: `{email | phone, password}`. */
     login: (body: Body<'/auth/login'>) => signIn(() => dataOf(api.POST('/auth/login', { body: named(body) }))),
+    /**
+     * Signs in with a passkey: asks the service for options, runs the platform's ceremony with
+     * them (`get`, see PasskeyCeremony), and has the service verify the assertion. `clientName`
+     * names the session (default: the client's). A refusal, whatever failed, is ApiError 401
+     * PASSKEY_INVALID.
+     */
+    async signInWithPasskey(get: GetPasskey, { clientName }: { clientName?: string } = {}) {
+      const options = await dataOf(api.POST('/auth/passkey/options'));
+      const response = credentialBody<SentAssertion>(await get(options));
+      const body = named(clientName === undefined ? { response } : { response, clientName });
+      return signIn(() => dataOf(api.POST('/auth/passkey/verify', { body })));
+    },
+    /** The signed-in person's passkeys: add, list, rename, remove. */
+    passkeys: passkeysArea(context),
     /** Creates a password account with a code: `{email | phone, verifyCode, password}`; then log in. */
     register: (body: Body<'/auth/register'>) => dataOf(api.POST('/auth/register', { body })),
     /** True while a session is stored (it may still be ended by the service). */

@@ -12,6 +12,18 @@ export type Api = Client<paths>;
 
 const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/]+/i;
 
+/**
+ * Whether a 401 is about the token (the authorizer's, or one without a name): not a passkey the
+ * service could not verify (`POST /auth/passkeys`), which a refreshed token would not change.
+ */
+function refusesTheToken(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { error?: unknown } | null)?.error !== 'PASSKEY_INVALID';
+  } catch {
+    return true;
+  }
+}
+
 /** `/transcriptions/{id}` matches `/transcriptions/42`. */
 const matches = (template: string, path: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path);
 
@@ -47,10 +59,12 @@ export function createTransport(baseUrl: string, fetch: Fetch, session: Session,
       headers.set('Authorization', `Bearer ${token}`);
       response = await go();
       if (response.status === 401) {
-        await response.text().catch(() => undefined);
-        token = await session.afterUnauthorized(token);
-        headers.set('Authorization', `Bearer ${token}`);
-        response = await go();
+        const text = await response.text().catch(() => '');
+        if (refusesTheToken(text)) {
+          token = await session.afterUnauthorized(token);
+          headers.set('Authorization', `Bearer ${token}`);
+          response = await go();
+        } else response = new Response(text, { status: 401, headers: response.headers });
       }
     }
     // Stored, or refused for a reason a repeat would meet again: the next such POST is a new one.
