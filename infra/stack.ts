@@ -36,7 +36,8 @@ import {
   constructIdOf,
 } from './constructs/service-function';
 import { JOBS_AREA, ServiceArea, areaConstructId, areaOf } from './constructs/service-area';
-import type { DeployedRoute } from './constructs/service-area';
+import type { DeployedRoute, ServiceAreaProps } from './constructs/service-area';
+import { MaintenanceAnswer } from './constructs/maintenance-answer';
 
 export type { DeployedRoute };
 import { readStageSettings } from './stage-settings';
@@ -152,8 +153,9 @@ export class ServiceStack extends Stack {
         accessLogFormat: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
         throttlingRateLimit: settings.throttle.rateLimit,
         throttlingBurstLimit: settings.throttle.burstLimit,
+        // In maintenance the routes' paths do not exist, and API Gateway refuses settings for them.
         methodOptions: Object.fromEntries(
-          allRoutes
+          (settings.maintenance ? [] : allRoutes)
             .filter((route) => route.throttle === 'strict')
             .flatMap((route) => versionedPaths(route.path).map((path) => `${path}/${route.method}`))
             .map((key) => [
@@ -183,32 +185,24 @@ export class ServiceStack extends Stack {
     };
     addGatewayResponses(this.api, corsOrigins);
 
-    const tokenAuthorizer = new TokenAuthorizer(this, 'TokenAuthorizer', {
-      handler: this.authorizerFunction.function,
-      identitySource: IdentitySource.header('Authorization'),
-      validationRegex: AUTHORIZATION_HEADER_PATTERN,
-      resultsCacheTtl: settings.authorizerCache,
-    });
-
-    // The routes, by area, each area a nested stack of its own (why: infra/constructs/service-area.ts).
     // `/api` and `/api/v1` are shared by every area, so they are the parent's.
     const apiRoots = { '/api': this.api.root.resourceForPath('/api'), [VERSION_PREFIX]: this.api.root.resourceForPath(VERSION_PREFIX) };
-    const seen = new Set<string>();
-    for (const route of allRoutes) {
-      const id = constructIdOf(route.method, route.path);
-      if (seen.has(id)) throw new Error(`Two routes make the construct id ${id}: ${routeId(route)}`);
-      seen.add(id);
-    }
-    const areaNames = [...new Set([...allRoutes.map((route) => areaOf(route.path)), ...(props.jobs ?? jobs).map(() => JOBS_AREA)])];
-    for (const area of areaNames) {
-      const serviceArea = new ServiceArea(this, areaConstructId(area), {
-        area,
-        routes: allRoutes.filter((route) => areaOf(route.path) === area),
-        jobs: area === JOBS_AREA ? (props.jobs ?? jobs) : [],
+    if (settings.maintenance) {
+      // The first of the two deployments that move a stage made before the nested stacks: the
+      // routes go (and with them the paths the area stacks would clash with), the table, secret,
+      // authorizer function, API and stage stay, and every path answers 503 until the next deployment.
+      const single = anyOrigin(corsOrigins) ? '*' : corsOrigins.length === 1 ? corsOrigins[0] : undefined;
+      new MaintenanceAnswer(this, 'Maintenance', { roots: Object.values(apiRoots), ...(single ? { allowOrigin: single } : {}) });
+    } else {
+      this.addAreas(props, allRoutes, apiRoots, {
         api: this.api,
-        apiRoots,
         stageName: settings.stage,
-        authorizer: tokenAuthorizer,
+        authorizer: new TokenAuthorizer(this, 'TokenAuthorizer', {
+          handler: this.authorizerFunction.function,
+          identitySource: IdentitySource.header('Authorization'),
+          validationRegex: AUTHORIZATION_HEADER_PATTERN,
+          resultsCacheTtl: settings.authorizerCache,
+        }),
         preflight,
         targets,
         functionEnvironment,
@@ -216,9 +210,6 @@ export class ServiceStack extends Stack {
         passwordHashingTimeout: PASSWORD_HASHING_TIMEOUT,
         alarmTopicArn: settings.alarmTopicArn,
       });
-      this.areas.push(serviceArea);
-      this.deployedRoutes.push(...serviceArea.deployedRoutes);
-      this.jobFunctions.push(...serviceArea.jobFunctions);
     }
     this.acknowledgeApiFindings();
 
@@ -284,6 +275,34 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'HealthUrl', { value: this.api.urlForPath('/api/health') });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'RootSecretArn', { value: this.rootSecret.secretArn, description: 'The ARN only; the value stays in Secrets Manager' });
+  }
+
+  /** The routes, by area, each area a nested stack of its own (why: infra/constructs/service-area.ts). */
+  private addAreas(
+    props: ServiceStackProps,
+    allRoutes: readonly RouteDefinition[],
+    apiRoots: ServiceAreaProps['apiRoots'],
+    shared: Omit<ServiceAreaProps, 'area' | 'routes' | 'jobs' | 'apiRoots'>,
+  ): void {
+    const seen = new Set<string>();
+    for (const route of allRoutes) {
+      const id = constructIdOf(route.method, route.path);
+      if (seen.has(id)) throw new Error(`Two routes make the construct id ${id}: ${routeId(route)}`);
+      seen.add(id);
+    }
+    const areaNames = [...new Set([...allRoutes.map((route) => areaOf(route.path)), ...(props.jobs ?? jobs).map(() => JOBS_AREA)])];
+    for (const area of areaNames) {
+      const serviceArea = new ServiceArea(this, areaConstructId(area), {
+        ...shared,
+        area,
+        routes: allRoutes.filter((route) => areaOf(route.path) === area),
+        jobs: area === JOBS_AREA ? (props.jobs ?? jobs) : [],
+        apiRoots,
+      });
+      this.areas.push(serviceArea);
+      this.deployedRoutes.push(...serviceArea.deployedRoutes);
+      this.jobFunctions.push(...serviceArea.jobFunctions);
+    }
   }
 
   /** Findings that hold for the API as a whole, each with its reason. */

@@ -33,13 +33,19 @@ export interface StageSettings {
   alarmTopicArn?: string;
   /** Thresholds of the business alarms (infra/constructs/business-alarms.ts). */
   businessAlarms: BusinessAlarmThresholds;
+  /**
+   * `-c maintenance=true`: the stage without its routes, every path answering 503 with
+   * Retry-After: the first of the two deployments that move a stage made before the nested
+   * stacks (docs/deploying.md). Off unless asked for.
+   */
+  maintenance: boolean;
 }
 
 /**
  * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
  * and logs less. Every value can be overridden through context (see docs/deploying.md).
  */
-const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms'> & { logLevel: Config['LOG_LEVEL'] }> = {
+const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
@@ -207,6 +213,7 @@ export function readStageSettings(node: Node): StageSettings {
     // On in every stage unless turned off (-c waf=false): without it one client could drain code sending for everyone.
     waf: flag(node, 'waf', true) ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
     alarmTopicArn: text(node, 'alarmTopicArn'),
+    maintenance: flag(node, 'maintenance'),
     businessAlarms: {
       smsCodesPerHour: positive(node, 'alarmSmsCodesPerHour', DEFAULT_BUSINESS_ALARMS.smsCodesPerHour),
       loginLockoutsPerHour: positive(node, 'alarmLoginLockoutsPerHour', DEFAULT_BUSINESS_ALARMS.loginLockoutsPerHour),

@@ -16,6 +16,7 @@ const VARIANTS: [string, Record<string, unknown>][] = [
   ['dev', {}],
   ['dev without WAF', { waf: 'false' }],
   ['prod with WAF and alarm topic', { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com', waf: 'true', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms' }],
+  ['prod in maintenance (the first step of moving to nested stacks)', { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com', maintenance: 'true' }],
 ];
 
 const describeViolations = (report: ReturnType<AwsSolutionsChecks['validateScope']>) =>
@@ -65,7 +66,9 @@ describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context)
   it('has no error annotation from CDK itself, in the parent or any area stack', () => {
     expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
     // The nested stacks are no artifacts of their own: their constructs' annotations, read directly.
-    expect(stack.areas.length).toBeGreaterThan(0);
+    // In maintenance (the first step of moving a stage to nested stacks) the routes are away.
+    if (context.maintenance === 'true') expect(stack.areas).toEqual([]);
+    else expect(stack.areas.length).toBeGreaterThan(0);
     const errors = stack.areas.flatMap((area) =>
       area.node.findAll().flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === 'aws:cdk:error').map((entry) => `${construct.node.path}: ${String(entry.data)}`)),
     );
