@@ -17,6 +17,7 @@ export const GENERATED_FOLDER = join(CLIENT_ROOT, 'src', 'generated');
 interface Operation {
   security?: unknown[];
   parameters?: ({ $ref?: string; name?: string; in?: string } | undefined)[];
+  'x-writes-nothing'?: boolean;
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
@@ -32,6 +33,7 @@ export async function renderClientFiles(documentText: string): Promise<Record<st
 
   const publicOperations: string[] = [];
   const idempotentPosts: string[] = [];
+  const postsWritingNothing: string[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue;
@@ -41,6 +43,7 @@ export async function renderClientFiles(documentText: string): Promise<Record<st
         parameter?.$ref ? document.components?.parameters?.[parameter.$ref.split('/').pop() ?? ''] : parameter,
       );
       if (method === 'post' && parameters.some((parameter) => parameter?.in === 'header' && parameter.name === 'Idempotency-Key')) idempotentPosts.push(path);
+      if (method === 'post' && operation['x-writes-nothing'] === true) postsWritingNothing.push(path);
     }
   }
   const list = (items: string[]) => `[\n${items.map((item) => `  '${item}',`).join('\n')}\n]`;
@@ -51,6 +54,9 @@ export async function renderClientFiles(documentText: string): Promise<Record<st
     '',
     '/** POST paths that accept `Idempotency-Key`: safe to send again with the same key. */',
     `export const IDEMPOTENT_POSTS: readonly string[] = ${list(idempotentPosts)};`,
+    '',
+    '/** POST paths that write nothing (`x-writes-nothing`): safe to send again after a lost answer. */',
+    `export const POSTS_WRITING_NOTHING: readonly string[] = ${list(postsWritingNothing)};`,
     '',
   ].join('\n');
   return { 'api.ts': `${header}${types}`, 'operations.ts': operations };

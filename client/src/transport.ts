@@ -1,7 +1,7 @@
 import createFetchClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
 import { apiErrorOf } from './errors';
-import { IDEMPOTENT_POSTS, PUBLIC_OPERATIONS } from './generated/operations';
+import { IDEMPOTENT_POSTS, POSTS_WRITING_NOTHING, PUBLIC_OPERATIONS } from './generated/operations';
 import type { paths } from './generated/api';
 import type { KeyJournal } from './idempotency';
 import { sendWithRetries } from './retry';
@@ -48,7 +48,7 @@ export function createTransport(baseUrl: string, fetch: Fetch, session: Session,
     const journaled = idempotent && !headers.has('Idempotency-Key');
     if (journaled) headers.set('Idempotency-Key', await journal.keyFor(logical));
     // The refresh may be sent again: within the grace window the service answers the same next token.
-    const repeatable = method !== 'POST' || idempotent || path === '/auth/token/refresh';
+    const repeatable = method !== 'POST' || idempotent || path === '/auth/token/refresh' || POSTS_WRITING_NOTHING.some((template) => matches(template, path));
     const init: RequestInit = { method, headers, body, signal: request.signal };
     const go = () => sendWithRetries(fetch, request.url, init, repeatable, policy);
 

@@ -52,6 +52,11 @@ export interface Operation {
   parameters?: Record<string, unknown>[];
   requestBody?: Record<string, unknown>;
   responses: Record<string, Record<string, unknown>>;
+  /**
+   * On a POST that writes nothing and sends nothing (the route table says so): sending it twice
+   * changes nothing, so a client may retry it after a lost answer like a GET.
+   */
+  'x-writes-nothing'?: true;
 }
 
 /** The document path of a route: `/api/devices/{sn}` -> `/devices/{sn}`. */
@@ -373,6 +378,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
+    ...(route.method === 'POST' && route.table !== 'read-write' && !route.sender ? { 'x-writes-nothing': true as const } : {}),
   };
 }
 

@@ -122,6 +122,26 @@ describe('requests without idempotency support', () => {
     expect(proxy.count(bind)).toBe(4);
   });
 
+  it('a POST that writes nothing (x-writes-nothing: the passkey options) is sent again after a lost answer or a 503', async () => {
+    const { client } = await signedInClient(api, proxy.url);
+    const signInOptions = route('POST', '/api/auth/passkey/options');
+    proxy.loseAnswer(signInOptions, 1);
+    proxy.answer(signInOptions, 503, 1, { 'Retry-After': '0' });
+    const { data } = await client.api.POST('/auth/passkey/options');
+    expect(data!.rpId).toBe('localhost');
+    expect(proxy.count(signInOptions)).toBe(3);
+    // A passkey sign-in whose options' answer was lost still reaches the platform's call.
+    proxy.loseAnswer(signInOptions, 1);
+    const asked: unknown[] = [];
+    await expect(
+      client.auth.signInWithPasskey(async (options) => {
+        asked.push(options);
+        throw new Error('cancelled by the person');
+      }),
+    ).rejects.toThrow('cancelled by the person');
+    expect(asked).toHaveLength(1);
+  });
+
   it('every operation is reachable, typed, through client.api with the client’s token', async () => {
     const { client } = await signedInClient(api, proxy.url);
     const patched = await client.api.PATCH('/users/me', { body: { timeZone: 'Asia/Shanghai' } });

@@ -21,3 +21,9 @@ export const IDEMPOTENT_POSTS: readonly string[] = [
   '/behavior/events',
   '/behavior/events/batch',
 ];
+
+/** POST paths that write nothing (`x-writes-nothing`): safe to send again after a lost answer. */
+export const POSTS_WRITING_NOTHING: readonly string[] = [
+  '/auth/passkeys/registration-options',
+  '/auth/passkey/options',
+];
