@@ -13,6 +13,13 @@ describe('table access declarations (dynamodb in shared/routes.ts)', () => {
     expect(tableAccessOf('authorizer', authorizer, INDEXES).actions).toEqual(['GetItem']);
   });
 
+  it('give search (the records list) and the export nothing beyond GetItem and Query on the table (issue 31)', () => {
+    for (const id of ['GET /api/transcriptions', 'GET /api/users/me/export']) {
+      const route = (routes as readonly RouteDefinition[]).find((candidate) => routeId(candidate) === id)!;
+      expect(tableAccessOf(id, route, INDEXES).actions.filter((action) => action !== 'GetItem' && action !== 'Query'), id).toEqual([]);
+    }
+  });
+
   it('stop the synthesis when a route using the table does not say what it does: no broad default grant', () => {
     expect(() => tableAccessOf('POST /api/new', { table: 'read-write' }, INDEXES)).toThrow(/declare the DynamoDB actions/);
     expect(() => tableAccessOf('GET /api/new', { table: 'read', dynamodb: { actions: [] } }, INDEXES)).toThrow(/declare the DynamoDB actions/);
