@@ -1,27 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { memoryStorage } from '../../client/src/index';
-import { startFaultProxy, route } from '../support/fault-proxy';
+import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
-import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { signedInClient, testClient } from './support';
+import { signedInClient, testClient, useServersBehindFaultProxy } from './support';
 
 /** The offline event queue against the real local server, through a proxy that loses answers. */
 let api: LocalApi;
 let proxy: FaultProxy;
-beforeAll(async () => {
-  api = await startLocalApi();
-  proxy = await startFaultProxy(api.url);
-});
+useServersBehindFaultProxy((servers) => ({ api, proxy } = servers));
 afterEach(() => {
-  proxy.heal();
-  proxy.seen.length = 0;
   vi.useRealTimers();
-});
-afterAll(async () => {
-  await proxy?.close();
-  await api?.close();
 });
 
 const batch = route('POST', '/api/behavior/events/batch');

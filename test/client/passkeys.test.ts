@@ -1,14 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, memoryStorage } from '../../client/src/index';
 import type { CreatePasskey, GetPasskey } from '../../client/src/index';
 import { STORAGE_KEYS } from '../../client/src/storage';
-import { route, startFaultProxy } from '../support/fault-proxy';
+import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
-import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
 import type { AssertionOverrides, CeremonyOverrides } from '../support/software-authenticator';
-import { signedInClient, testClient } from './support';
+import { signedInClient, testClient, useServersBehindFaultProxy } from './support';
 
 /**
  * The client's passkey methods (issue 30) against the real local server and DynamoDB Local, with
@@ -20,18 +19,7 @@ import { signedInClient, testClient } from './support';
 const ORIGIN = 'http://localhost:8080';
 let api: LocalApi;
 let proxy: FaultProxy;
-beforeAll(async () => {
-  api = await startLocalApi();
-  proxy = await startFaultProxy(api.url);
-});
-afterEach(() => {
-  proxy.heal();
-  proxy.seen.length = 0;
-});
-afterAll(async () => {
-  await proxy?.close();
-  await api?.close();
-});
+useServersBehindFaultProxy((servers) => ({ api, proxy } = servers));
 
 const addPasskey = route('POST', '/api/auth/passkeys');
 const refresh = route('POST', '/api/auth/token/refresh');

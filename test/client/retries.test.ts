@@ -1,27 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError } from '../../client/src/index';
 import type { NewTranscription } from '../../client/src/index';
-import { startFaultProxy, route } from '../support/fault-proxy';
+import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
-import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { signedInClient, testClient } from './support';
+import { signedInClient, testClient, useServersBehindFaultProxy } from './support';
 
 /** Retries that never double, against the real local server through a fault-injecting proxy. */
 let api: LocalApi;
 let proxy: FaultProxy;
-beforeAll(async () => {
-  api = await startLocalApi();
-  proxy = await startFaultProxy(api.url);
-});
-afterEach(() => {
-  proxy.heal();
-  proxy.seen.length = 0;
-});
-afterAll(async () => {
-  await proxy?.close();
-  await api?.close();
-});
+useServersBehindFaultProxy((servers) => ({ api, proxy } = servers));
 
 const saveRecord = route('POST', '/api/transcriptions');
 const me = route('GET', '/api/users/me');

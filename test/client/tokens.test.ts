@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, SignedOutError, memoryStorage } from '../../client/src/index';
 import { STORAGE_KEYS } from '../../client/src/storage';
-import { startFaultProxy, route } from '../support/fault-proxy';
+import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
-import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { signedInClient, sleep, testClient } from './support';
+import { signedInClient, sleep, testClient, useServersBehindFaultProxy } from './support';
 
 /**
  * The client's token rules against the real local server (DynamoDB Local), with tokens that live
@@ -15,18 +14,9 @@ import { signedInClient, sleep, testClient } from './support';
 const TOKEN_SECONDS = 3;
 let api: LocalApi;
 let proxy: FaultProxy;
-beforeAll(async () => {
-  api = await startLocalApi({ TOKEN_TTL_MS: String(TOKEN_SECONDS * 1000), REFRESH_GRACE_SECONDS: '5' });
-  proxy = await startFaultProxy(api.url);
-});
+useServersBehindFaultProxy((servers) => ({ api, proxy } = servers), { TOKEN_TTL_MS: String(TOKEN_SECONDS * 1000), REFRESH_GRACE_SECONDS: '5' });
 afterEach(() => {
-  proxy.heal();
-  proxy.seen.length = 0;
   api.clock.reset();
-});
-afterAll(async () => {
-  await proxy?.close();
-  await api?.close();
 });
 
 const refresh = route('POST', '/api/auth/token/refresh');
