@@ -1,13 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneBundle } from '../../client/scripts/build';
+import { chromiumMissing, launchChromium, pageWithClient, servePages } from '../support/headless-chromium';
+import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
 import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
@@ -17,14 +13,12 @@ import type { LocalApi } from '../support/local-api';
  * origin than the API (so CORS is part of it), signs in with a code, saves a record and reads the
  * app-open summary, with localStorage as its storage.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: install Debian's chromium package`;
-if (skipReason) console.error(`[client-browser] skipped: ${skipReason}`);
+const skipReason = chromiumMissing('client-browser');
 
 let api: LocalApi;
+let chromium: HeadlessChromium;
 let browser: BrowserContext;
-let profile: string;
-let pageServer: Server;
+let pages: PageServer;
 let pageUrl: string;
 
 const PAGE = `<!doctype html><html><head><title>client</title>
@@ -34,29 +28,16 @@ const PAGE = `<!doctype html><html><head><title>client</title>
 beforeAll(async () => {
   if (skipReason) return;
   api = await startLocalApi();
-  const bundle = (await build(standaloneBundle)).outputFiles![0]!.contents;
-  pageServer = createServer((request, response) => {
-    if (request.url === '/client.js') response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
-    else if (request.url === '/') response.writeHead(200, { 'Content-Type': 'text/html' }).end(PAGE);
-    else if (request.url === '/favicon.ico') response.writeHead(204).end();
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-  const address = pageServer.address();
-  pageUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`;
-  profile = mkdtempSync(join(tmpdir(), 'client-browser-profile-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  pages = await servePages(pageWithClient(PAGE, (await build(standaloneBundle)).outputFiles![0]!.contents));
+  pageUrl = `${pages.origin}/`;
+  chromium = await launchChromium('client-browser');
+  browser = chromium.browser;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (pageServer ? pageServer.close(resolve) : resolve(undefined)));
+  await chromium?.close();
+  await pages?.close();
   await api?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('the client in a browser', () => {

@@ -1,13 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { build } from 'esbuild';
-import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneBundle } from '../../client/scripts/build';
+import { chromiumMissing, launchChromium, pageWithClient, servePages } from '../support/headless-chromium';
+import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
 import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
@@ -20,14 +16,12 @@ import type { LocalApi } from '../support/local-api';
  * navigator.credentials with PublicKeyCredential's JSON helpers. The service runs with the RP ID
  * `localhost` (its default) and the page's origin as WEBAUTHN_ORIGINS.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing: install Debian's chromium package`;
-if (skipReason) console.error(`[passkeys-browser] skipped: ${skipReason}`);
+const skipReason = chromiumMissing('passkeys-browser');
 
 let api: LocalApi;
+let chromium: HeadlessChromium;
 let browser: BrowserContext;
-let profile: string;
-let pageServer: Server;
+let pages: PageServer;
 let pageUrl: string;
 
 const PAGE = `<!doctype html><html><head><title>passkeys</title>
@@ -45,43 +39,20 @@ document.title = 'ready';
 
 beforeAll(async () => {
   if (skipReason) return;
-  const bundle = (await build(standaloneBundle)).outputFiles![0]!.contents;
-  pageServer = createServer((request, response) => {
-    if (request.url === '/client.js') response.writeHead(200, { 'Content-Type': 'text/javascript' }).end(bundle);
-    else if (request.url === '/') response.writeHead(200, { 'Content-Type': 'text/html' }).end(PAGE);
-    else if (request.url === '/favicon.ico') response.writeHead(204).end();
-    else response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
-  const address = pageServer.address();
-  const origin = `http://localhost:${typeof address === 'object' && address ? address.port : 0}`;
-  pageUrl = `${origin}/`;
+  // On localhost, a secure context to browsers, as WebAuthn needs.
+  pages = await servePages(pageWithClient(PAGE, (await build(standaloneBundle)).outputFiles![0]!.contents), 'localhost');
+  pageUrl = `${pages.origin}/`;
   // The page's origin is the one its ceremonies report in clientDataJSON.
-  api = await startLocalApi({ WEBAUTHN_ORIGINS: origin });
-  profile = mkdtempSync(join(tmpdir(), 'passkeys-browser-profile-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // The page server listens on 127.0.0.1 only.
-      '--host-resolver-rules=MAP localhost 127.0.0.1',
-    ],
-  });
+  api = await startLocalApi({ WEBAUTHN_ORIGINS: pages.origin });
+  // The page server listens on 127.0.0.1 only.
+  chromium = await launchChromium('passkeys-browser', ['--host-resolver-rules=MAP localhost 127.0.0.1']);
+  browser = chromium.browser;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (pageServer ? pageServer.close(resolve) : resolve(undefined)));
+  await chromium?.close();
+  await pages?.close();
   await api?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('passkeys in a browser', () => {

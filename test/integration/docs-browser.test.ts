@@ -1,15 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDocs } from '../../infra/tools/build-docs';
 import { DOCS_TITLE } from '../../infra/tools/docs-site';
 import { GENERATED_DOCUMENT } from '../../infra/tools/openapi';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
+import { chromiumMissing, launchChromium, servePages } from '../support/headless-chromium';
+import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
 import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 
@@ -17,14 +16,9 @@ import type { LocalApi } from '../support/local-api';
  * The API reference in a real browser: headless Chromium from Debian's `chromium` package, driven
  * by playwright-core, opens /docs on the local server, and the static build (npm run build:docs)
  * served by a plain file server, and finds every operation of the document on the page.
- * infra/local/ensure-deps.mjs installs Chromium before `npm test` where it can (root with apt-get);
- * elsewhere this test is skipped, saying why.
+ * Without Chromium it is skipped, saying why (test/support/headless-chromium.ts).
  */
-const CHROMIUM = '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium; npm test does it when run as root)`;
-if (skipReason) console.error(`[docs-browser] skipped: ${skipReason}`);
+const skipReason = chromiumMissing('docs-browser');
 
 const openapi = JSON.parse(readFileSync(GENERATED_DOCUMENT, 'utf8')) as OpenApiDocument;
 const documented = Object.entries(openapi.paths)
@@ -32,36 +26,22 @@ const documented = Object.entries(openapi.paths)
   .sort();
 
 let api: LocalApi;
+let chromium: HeadlessChromium;
 let browser: BrowserContext;
-let profile: string;
 let staticFolder: string;
-let staticServer: Server;
+let staticServer: PageServer;
 let staticUrl: string;
 
 beforeAll(async () => {
   if (skipReason) return;
   api = await startLocalApi();
-  profile = mkdtempSync(join(tmpdir(), 'docs-browser-profile-'));
-  // A persistent context is how playwright takes a fresh --user-data-dir of our own.
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  chromium = await launchChromium('docs-browser');
+  browser = chromium.browser;
 
   staticFolder = mkdtempSync(join(tmpdir(), 'docs-static-'));
   buildDocs(staticFolder, api.url);
   const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.png': 'image/png' };
-  staticServer = createServer((request, response) => {
+  staticServer = await servePages((request, response) => {
     const name = new URL(request.url ?? '/', 'http://x').pathname.replace(/^\/docs\//, '') || 'index.html';
     const file = join(staticFolder, name);
     if (name.includes('..') || !existsSync(file)) {
@@ -70,16 +50,14 @@ beforeAll(async () => {
     }
     response.writeHead(200, { 'Content-Type': types[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
   });
-  await new Promise<void>((resolve) => staticServer.listen(0, '127.0.0.1', resolve));
-  const address = staticServer.address();
-  staticUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/docs/`;
+  staticUrl = `${staticServer.origin}/docs/`;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (staticServer ? staticServer.close(resolve) : resolve(undefined)));
+  await chromium?.close();
+  await staticServer?.close();
   await api?.close();
-  for (const folder of [profile, staticFolder]) if (folder) rmSync(folder, { recursive: true, force: true });
+  if (staticFolder) rmSync(staticFolder, { recursive: true, force: true });
 });
 
 /** Opens the reference and reads the operations it shows, as `METHOD /path`. */
