@@ -2,7 +2,7 @@ import { build } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneBundle } from '../../client/scripts/build';
-import { chromiumMissing, launchChromium, pageWithClient, servePages } from '../support/headless-chromium';
+import { chromiumMissing, launchChromium, newPageWatchingErrors, pageWithClient, servePages } from '../support/headless-chromium';
 import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
 import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -42,12 +42,7 @@ afterAll(async () => {
 
 describe('the client in a browser', () => {
   it.skipIf(skipReason)('signs in, saves a record and reads the summary, keeping the session in localStorage', async () => {
-    const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
+    const { page, problems } = await newPageWatchingErrors(browser);
     try {
       await page.goto(pageUrl);
       await page.waitForFunction("document.title === 'ready'");

@@ -7,7 +7,7 @@ import { buildDocs } from '../../infra/tools/build-docs';
 import { DOCS_TITLE } from '../../infra/tools/docs-site';
 import { GENERATED_DOCUMENT } from '../../infra/tools/openapi';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
-import { chromiumMissing, launchChromium, servePages } from '../support/headless-chromium';
+import { chromiumMissing, launchChromium, newPageWatchingErrors, servePages } from '../support/headless-chromium';
 import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
 import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -62,12 +62,7 @@ afterAll(async () => {
 
 /** Opens the reference and reads the operations it shows, as `METHOD /path`. */
 async function operationsOnPage(url: string): Promise<{ page: Page; operations: string[]; problems: string[] }> {
-  const page = await browser.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+  const { page, problems } = await newPageWatchingErrors(browser);
   await page.goto(url);
   await page.waitForSelector('.opblock', { timeout: 30_000 });
   await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${documented.length}`, undefined, { timeout: 30_000 });

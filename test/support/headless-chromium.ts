@@ -4,7 +4,7 @@ import type { RequestListener, Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 /**
  * Headless Chromium for the browser tests (the /docs reference, the app client, passkeys): Debian's
@@ -78,4 +78,15 @@ export function pageWithClient(page: string, clientBundle: Uint8Array): RequestL
     else if (request.url === '/favicon.ico') response.writeHead(204).end();
     else response.writeHead(404).end();
   };
+}
+
+/** A new tab that collects the page's errors (uncaught and console), which a test expects to stay empty. */
+export async function newPageWatchingErrors(browser: BrowserContext): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  return { page, problems };
 }
