@@ -1,4 +1,3 @@
-import type { Events } from './events';
 import type { Session } from './session';
 import type { Storage } from './storage';
 import type { Api } from './transport';
@@ -12,6 +11,6 @@ export interface ClientContext {
   session: Session;
   storage: Storage;
   clientName: string | undefined;
-  /** Set once the events area exists (logout sends what is queued first). */
-  events?: Events;
+  /** Set once the events area exists: logout sends what is queued first (no more of the area is needed here). */
+  events?: { flush(): Promise<unknown> };
 }

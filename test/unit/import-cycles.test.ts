@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../infra/project-root';
  * is the same knot for whoever changes either file). `npm run lint` holds value imports to this
  * with import-x/no-cycle, which by design passes over `import type`; this test covers those too.
  */
-const SOURCE_FOLDERS = ['functions', 'shared', 'infra'];
+const SOURCE_FOLDERS = ['functions', 'shared', 'infra', 'client/src'];
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm;
 
 function sourceFiles(): string[] {
