@@ -1,3 +1,4 @@
+import { SEARCH_READ_ITEMS } from '../../shared/db/transcriptions-repository';
 import { BREAKDOWN_LABELS } from './cost-model';
 import type { Breakdown, CostReport, UsageProfile } from './cost-model';
 import type { AuthorizerMeasure } from './cost-measure';
@@ -95,9 +96,9 @@ function searchLines(report: DocumentedCostReport): string[] {
   if (!page) return [];
   const pages = report.details.callsPerUserPerMonth[SEARCH_PAGE] ?? 0;
   return [
-    `- **Search** ([search-and-export.md](search-and-export.md)): one page (\`${SEARCH_PAGE}\`, a read of up to 200 records, here 200 of about 1 500 characters that hold no hit) is ` +
+    `- **Search** ([search-and-export.md](search-and-export.md)): one page (\`${SEARCH_PAGE}\`, a read of up to ${SEARCH_READ_ITEMS} records, here ${SEARCH_READ_ITEMS} of about 1 500 characters that hold no hit) is ` +
       `${page.readUnits} read units and ${usd(page.usdPerMillion)} per million pages; the profile pays ${pages} pages a user a month (a few searches of a few pages each). ` +
-      `A search that finds nothing reads the whole history: a person with N pages of records (N × 200 records) pays N pages, ${usd(page.usdPerMillion / 1e6, 6)} each.`,
+      `A search that finds nothing reads the whole history: a person with N × ${SEARCH_READ_ITEMS} records pays N pages, ${usd(page.usdPerMillion / 1e6, 6)} each.`,
   ];
 }
 

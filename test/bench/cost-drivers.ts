@@ -1,3 +1,4 @@
+import { SEARCH_READ_ITEMS } from '../../shared/db/transcriptions-repository';
 import type { RouteId } from '../../shared/routes';
 import { READ_FIXTURES, inParallel, seedAccount } from './fixtures';
 import type { SeededAccount } from './fixtures';
@@ -250,12 +251,12 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   'GET /api/behavior/stats': { prepare: async (context) => sessionOf(context) },
 };
 
-/** How many records one search page reads at most (shared/db/transcriptions-repository.ts SEARCH_READ_ITEMS), and one more. */
-const SEARCH_HISTORY_RECORDS = 201;
+/** How many records one search page reads at most, and one more: a history longer than a page. */
+const SEARCH_HISTORY_RECORDS = SEARCH_READ_ITEMS + 1;
 const searchAccounts = new WeakMap<Bench, Promise<Account>>();
 
 /**
- * An account whose history is longer than one search page: 201 records of the app's size (about
+ * An account whose history is longer than one search page: SEARCH_READ_ITEMS + 1 records of the app's size (about
  * 1 500 characters), English and Chinese tags alternating. Made once per run, not measured.
  */
 function searchAccount(bench: Bench): Promise<Account> {
@@ -287,7 +288,7 @@ export interface CostVariant {
 }
 
 export const COST_VARIANTS: Readonly<Record<string, CostVariant>> = {
-  // One page of a search (issue 31): it reads a full batch of records, here 200 of them, and
+  // One page of a search (issue 31): it reads a full batch of records (SEARCH_READ_ITEMS), and
   // finds nothing, the page every search of a long history pays; a person with N such batches
   // pays N pages for a search that finds nothing (docs/cost.md).
   'GET /api/transcriptions?q': {

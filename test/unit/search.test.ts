@@ -1,5 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { foldForSearch, matchRecord, parseSearchQuery, searchQueryProblem, snippetAround } from '../../shared/transcriptions/search';
+import { foldCodePoint, foldForSearch, matchRecord, parseSearchQuery, searchQueryProblem, snippetAround } from '../../shared/transcriptions/search';
+
+describe('folding one code point at a time (the snippet\'s map back to the original)', () => {
+  it('folds every ASCII code point and every CJK Unified Ideograph exactly as the whole-text folding does', () => {
+    const ranges: [number, number][] = [[0, 0x7f], [0x4e00, 0x9fff]];
+    const differing: string[] = [];
+    for (const [from, to] of ranges) {
+      for (let code = from; code <= to; code++) {
+        const codePoint = String.fromCodePoint(code);
+        if (foldCodePoint(codePoint) !== foldForSearch(codePoint)) differing.push(code.toString(16));
+      }
+    }
+    expect(differing).toEqual([]);
+    // Elsewhere it is the whole-text folding itself: full width, ligatures, accents.
+    expect(['Ａ', 'ﬁ', 'É', '㌀'].map(foldCodePoint)).toEqual(['a', 'fi', 'e', foldForSearch('㌀')]);
+  });
+});
 
 describe('folding for search', () => {
   it.each([
