@@ -280,7 +280,7 @@ export interface SearchResult {
 }
 
 /** Item bounds the read-bound table compares (PAGE_LIMIT first: the list page's read). */
-export const READ_BOUNDS = [PAGE_LIMIT, 50, 100, SEARCH_READ_ITEMS];
+export const READ_BOUNDS = [...new Set([PAGE_LIMIT, 50, 100, SEARCH_READ_ITEMS])].sort((a, b) => a - b);
 
 /**
  * Walks the whole history with the search page's Query at each item bound (bare client, 1 MB
