@@ -111,8 +111,8 @@ const DURATIONS: { share: number; min: number; max: number }[] = [
 /**
  * Characters of text a minute of talk gives: ~150 English words, ~250 Chinese characters. A record
  * of ~1 500 characters is two minutes of English or six of Chinese; in UTF-8 a minute is ~800
- * bytes in either language (a Chinese character takes three), so a record averages ~5.5 KB and
- * 200 of them pass 1 MB: the byte bound of a page matters, not only its item bound.
+ * bytes in either language (a Chinese character takes three), so a record averages ~5.5 KB: a
+ * page's bytes weigh on its time, not only its count, and 200 records would pass 1 MB.
  */
 const CHARACTERS_PER_MINUTE = { 'en-US': 800, 'zh-CN': 250 };
 
@@ -280,7 +280,7 @@ export interface SearchResult {
 }
 
 /** Item bounds the read-bound table compares (PAGE_LIMIT first: the list page's read). */
-export const READ_BOUNDS = [...new Set([PAGE_LIMIT, 50, 100, SEARCH_READ_ITEMS])].sort((a, b) => a - b);
+export const READ_BOUNDS = [...new Set([PAGE_LIMIT, 50, 100, 200, SEARCH_READ_ITEMS])].sort((a, b) => a - b);
 
 /**
  * Walks the whole history with the search page's Query at each item bound (bare client, 1 MB
