@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReadOperation, SeededAccount } from './fixtures';
-import { findRoute, replay, waves } from './harness';
+import { findRoute, replay, timeHandlerCall, waves } from './harness';
 import type { Bench, RecordedCommand } from './harness';
 import { median, pairedRatio, ratio, round, shuffled } from './stats';
 
@@ -46,11 +46,7 @@ export async function pairOperation(bench: Bench, operation: ReadOperation, acco
   let next = 0;
   const handler = async () => {
     const { event, context } = invocations[next++ % EVENT_POOL]!;
-    const started = performance.now();
-    const result = await run(event, context);
-    const duration = performance.now() - started;
-    if (result.statusCode !== 200) throw new Error(`${operation.id} answered ${result.statusCode}: ${result.body}`);
-    return duration;
+    return timeHandlerCall(run, event, context, operation.id);
   };
   for (let index = 0; index < 10; index++) await handler();
   const commands = await bench.record(handler);

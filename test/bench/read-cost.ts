@@ -1,5 +1,5 @@
 import type { SeededAccount } from './fixtures';
-import { findRoute, replay, waves } from './harness';
+import { findRoute, replay, timeHandlerCall, waves } from './harness';
 import type { Bench } from './harness';
 import { median, ratio } from './stats';
 
@@ -38,12 +38,7 @@ export async function measureReadCost(
   const run = await bench.handler(route);
   const once = async (account: SeededAccount) => {
     const event = bench.event(route, { account });
-    const context = bench.context(route, event);
-    const started = performance.now();
-    const result = await run(event, context);
-    const duration = performance.now() - started;
-    if (result.statusCode !== 200) throw new Error(`${operation} answered ${result.statusCode}: ${result.body}`);
-    return duration;
+    return timeHandlerCall(run, event, bench.context(route, event), operation);
   };
   const requests = async (account: SeededAccount) => {
     const counts = new Set<number>();

@@ -4,7 +4,7 @@ import { keys } from '../../shared/db/keys';
 import { SEARCH_READ_ITEMS } from '../../shared/db/transcriptions-repository';
 import type { StoredRecord } from '../../shared/db/transcriptions-repository';
 import { inParallel } from './fixtures';
-import { findRoute, replay, waves } from './harness';
+import { findRoute, replay, timeHandlerCall, waves } from './harness';
 import type { Account, Bench, RecordedCommand } from './harness';
 import { median, ratio, round, shuffled } from './stats';
 
@@ -328,12 +328,7 @@ async function pageTimers(bench: Bench, account: Account, query: Record<string, 
     handler: async () => {
       const page = pages[order.handler++ % pages.length]!;
       const event = bench.event(route, { account, query: { ...query, limit: String(PAGE_LIMIT), ...(page.cursor ? { cursor: page.cursor } : {}) } });
-      const context = bench.context(route, event);
-      const started = performance.now();
-      const result = await run(event, context);
-      const duration = performance.now() - started;
-      if (result.statusCode !== 200) throw new Error(`${SEARCH_OPERATION} answered ${result.statusCode}: ${result.body}`);
-      return duration;
+      return timeHandlerCall(run, event, bench.context(route, event), SEARCH_OPERATION);
     },
     bare: async () => {
       const plan = plans[order.bare++ % plans.length]!;

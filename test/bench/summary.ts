@@ -1,5 +1,5 @@
 import type { SeededAccount, SeedPlan } from './fixtures';
-import { findRoute, replay, waves } from './harness';
+import { findRoute, replay, timeHandlerCall, waves } from './harness';
 import type { Bench, RequestSpec } from './harness';
 import { median, ratio, shuffled } from './stats';
 
@@ -59,12 +59,7 @@ async function timedOperation(bench: Bench, id: string, spec: RequestSpec): Prom
   return async () => {
     // The event is built before the clock starts, as API Gateway builds it before the function runs.
     const event = bench.event(route, spec);
-    const context = bench.context(route, event);
-    const started = performance.now();
-    const result = await run(event, context);
-    const duration = performance.now() - started;
-    if (result.statusCode !== 200) throw new Error(`${id} answered ${result.statusCode}: ${result.body}`);
-    return duration;
+    return timeHandlerCall(run, event, bench.context(route, event), id);
   };
 }
 
