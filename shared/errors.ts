@@ -189,6 +189,11 @@ export class PasskeyInvalidError extends DomainError {
   static readonly http = { status: 401, code: 401 };
   static readonly description = 'the passkey could not be verified (whatever the reason; ask for new options and try again, or sign in with a code)';
   readonly code = PasskeyInvalidError.code;
+
+  /** One answer whatever failed; `reason` (which check refused) is for the log only. */
+  static because(reason: string): PasskeyInvalidError {
+    return new PasskeyInvalidError('The passkey could not be verified.', { cause: reason });
+  }
 }
 
 export class PasskeyLimitReachedError extends DomainError {
@@ -196,6 +201,10 @@ export class PasskeyLimitReachedError extends DomainError {
   static readonly http = { status: 400, code: 1 };
   static readonly description = 'the account has 10 passkeys, the most it may have: remove one first';
   readonly code = PasskeyLimitReachedError.code;
+
+  static of(limit: number): PasskeyLimitReachedError {
+    return new PasskeyLimitReachedError(`An account can have at most ${limit} passkeys. Remove one first.`);
+  }
 }
 
 export class NotFoundError extends DomainError {

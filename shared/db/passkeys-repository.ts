@@ -83,7 +83,7 @@ export function spendChallenge(db: Database, nonce: string, expiresAt: number): 
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
-    onConditionFailed: () => new PasskeyInvalidError('The passkey could not be verified.', { cause: 'challenge already used' }),
+    onConditionFailed: () => PasskeyInvalidError.because('challenge already used'),
   };
 }
 
@@ -108,7 +108,7 @@ export async function storePasskey(db: Database, account: AccountRef, passkey: P
             ExpressionAttributeValues: { ':one': 1, ':max': MAX_PASSKEYS },
           },
         },
-        onConditionFailed: () => new PasskeyLimitReachedError(`An account can have at most ${MAX_PASSKEYS} passkeys. Remove one first.`),
+        onConditionFailed: () => PasskeyLimitReachedError.of(MAX_PASSKEYS),
       },
       {
         item: {
@@ -119,7 +119,7 @@ export async function storePasskey(db: Database, account: AccountRef, passkey: P
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        onConditionFailed: () => new PasskeyInvalidError('The passkey could not be verified.', { cause: 'credential already registered' }),
+        onConditionFailed: () => PasskeyInvalidError.because('credential already registered'),
       },
       {
         item: { Put: { TableName: db.tableName, Item: { ...keys.passkey(account.userId, passkey.passkeyId), ...passkey } } },
@@ -212,6 +212,6 @@ export function recordPasskeyUse(
         ExpressionAttributeValues: { ':counter': use.counter, ':backedUp': use.backedUp, ':usedAt': use.usedAt, ':checked': passkey.counter },
       },
     },
-    onConditionFailed: () => new PasskeyInvalidError('The passkey could not be verified.', { cause: 'passkey removed or used concurrently' }),
+    onConditionFailed: () => PasskeyInvalidError.because('passkey removed or used concurrently'),
   };
 }

@@ -38,7 +38,7 @@ export const passkeyIdOf = (credentialId: string): string => createHash('sha256'
 /** Options to add a passkey: a discoverable credential, user verification required, the account's passkeys excluded. */
 export async function registrationOptions(ctx: ServiceContext, caller: AccountRef): Promise<PasskeyCreationOptions> {
   const { profile, result: passkeys } = await readWithProfile(ctx.db, caller, ['email', 'phone'], () => listPasskeys(ctx.db, caller.userId));
-  if (passkeys.length >= MAX_PASSKEYS) throw new PasskeyLimitReachedError(`An account can have at most ${MAX_PASSKEYS} passkeys. Remove one first.`);
+  if (passkeys.length >= MAX_PASSKEYS) throw PasskeyLimitReachedError.of(MAX_PASSKEYS);
   // One handle per account, so the platform files every passkey of it under one person; 256
   // random bits the first time (a handle must not reveal who the person is).
   const userHandle = passkeys[0]?.userHandle ?? randomBytes(32).toString('base64url');

@@ -28,11 +28,14 @@ import { openSession } from './session-service';
 export type RegistrationResponse = z.output<typeof registrationResponseSchema>;
 export type AuthenticationResponse = z.output<typeof authenticationResponseSchema>;
 
-const PUBLIC_MESSAGE = 'The passkey could not be verified.';
+/** A refusal; its reason is for the log, with the library's own message when it refused. */
+const refusal = (reason: string, error?: unknown) => PasskeyInvalidError.because(error instanceof Error ? `${reason}: ${error.message}` : reason);
 
-/** A refusal; its `cause` is the reason for the log, with the library's own message when it refused. */
-const refusal = (reason: string, error?: unknown) =>
-  new PasskeyInvalidError(PUBLIC_MESSAGE, { cause: error instanceof Error ? `${reason}: ${error.message}` : reason });
+/** What a response is checked against: the deployment's origins and RP ID (WEBAUTHN_* settings). */
+const relyingParty = (ctx: ServiceContext) => ({ expectedOrigin: [...ctx.config.WEBAUTHN_ORIGINS], expectedRPID: ctx.config.WEBAUTHN_RP_ID });
+
+/** The response as the library takes it: extensions absent from the JSON are none. */
+const withExtensions = <T extends { clientExtensionResults?: object }>(response: T) => ({ ...response, clientExtensionResults: response.clientExtensionResults ?? {} });
 
 const reasonOf = (error: PasskeyInvalidError): string => (typeof error.cause === 'string' ? error.cause : 'unknown');
 
@@ -86,10 +89,9 @@ export async function addPasskey(ctx: ServiceContext, caller: AccountRef, respon
     if (challenge.userId !== caller.userId) throw refusal('registration challenge of another account');
     const { registrationInfo } = await verifiedBy(() =>
       verifyRegistrationResponse({
-        response: { ...response, clientExtensionResults: response.clientExtensionResults ?? {} },
+        response: withExtensions(response),
         expectedChallenge: encoded,
-        expectedOrigin: [...ctx.config.WEBAUTHN_ORIGINS],
-        expectedRPID: ctx.config.WEBAUTHN_RP_ID,
+        ...relyingParty(ctx),
         requireUserPresence: true,
         requireUserVerification: true,
         supportedAlgorithmIDs: ALGORITHMS,
@@ -133,10 +135,9 @@ export async function signInWithPasskey(ctx: ServiceContext, response: Authentic
     if (response.response.userHandle !== undefined && response.response.userHandle !== passkey.userHandle) throw refusal('user handle of another account');
     const { authenticationInfo } = await verifiedBy(() =>
       verifyAuthenticationResponse({
-        response: { ...response, clientExtensionResults: response.clientExtensionResults ?? {} },
+        response: withExtensions(response),
         expectedChallenge: encoded,
-        expectedOrigin: [...ctx.config.WEBAUTHN_ORIGINS],
-        expectedRPID: ctx.config.WEBAUTHN_RP_ID,
+        ...relyingParty(ctx),
         credential: { id: passkey.credentialId, publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')), counter: passkey.counter, transports: passkey.transports },
         requireUserVerification: true,
       }),
