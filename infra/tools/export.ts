@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiError, createClient } from '../../client/src/index';
 import type { ExportPage } from '../../client/src/index';
+import { latestOutboxCode } from './dev-outbox-code';
 
 /**
  * `npm run export -- --email <address> [--out FILE]`: a person's whole export from a running
@@ -22,11 +23,7 @@ export async function exportAccount(baseUrl: string, email: string): Promise<Omi
     await new Promise((done) => setTimeout(done, error.retryAfterSeconds! * 1000));
     await sendCode();
   });
-  // The dev outbox is the local server's, not an operation of the API: plain fetch.
-  const outbox = await fetch(`${base}/dev/outbox?target=${encodeURIComponent(email)}`);
-  if (outbox.status !== 200) throw new Error(`${base} has no dev outbox (${outbox.status}): export from a local server (npm start).`);
-  const verifyCode = ((await outbox.json()) as { code: string }[])[0]!.code;
-  await client.auth.verifyCode({ target: email, verifyCode });
+  await client.auth.verifyCode({ target: email, verifyCode: await latestOutboxCode(base, email) });
   let first: Pick<ExportPage, 'profile' | 'devices' | 'sessions'> = {};
   const transcriptions: ExportPage['transcriptions'] = [];
   const events: ExportPage['events'] = [];

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GeneralEventType } from '../../shared/api/event-types';
 import { DEV_NOW_HEADER } from '../local/server';
+import { LocalToolError, latestOutboxCode } from './dev-outbox-code';
 import { ApiError, createClient } from '../../client/src/index';
 
 /**
@@ -135,7 +136,7 @@ const CHOICES = [
   { eventType: 'volume_detection', values: ['auto', 'manual'] },
 ] as const satisfies readonly { eventType: GeneralEventType; values: readonly string[] }[];
 
-export class SeedError extends Error {}
+export class SeedError extends LocalToolError {}
 
 /** An API answer's data, or the seed stops saying what failed. */
 async function ok<T>(what: string, call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
@@ -203,10 +204,7 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
       log(`  waiting ${wait} s for the code cooldown...`);
       await new Promise((resolve) => setTimeout(resolve, wait * 1000));
     }
-    // The dev outbox is the local server's, not an operation of the API: plain fetch.
-    const outbox = await fetch(`${base}/dev/outbox?target=${encodeURIComponent(DEMO_EMAIL)}`);
-    if (outbox.status !== 200) throw new SeedError(`${base} has no dev outbox (${outbox.status}): seed a local server (npm start), not a deployed API.`);
-    return ((await outbox.json()) as { code: string }[])[0]!.code;
+    return latestOutboxCode(base, DEMO_EMAIL);
   }
 
   try {
@@ -372,7 +370,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       console.log(signInInstructions(baseUrl));
     },
     (error: unknown) => {
-      console.error(error instanceof SeedError ? error.message : error);
+      console.error(error instanceof LocalToolError ? error.message : error);
       process.exit(1);
     },
   );
