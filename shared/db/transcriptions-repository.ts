@@ -176,11 +176,9 @@ export async function listRecords(db: Database, userId: number, page: PageReques
 /**
  * How many records one search (or filtered list) page reads at most, as well as DynamoDB's 1 MB
  * (which DynamoDB Local does not apply once a filter is involved). Issue 31's goal is a page within
- * twice a plain list page's time, and the time of a page is the time of its read: on DynamoDB
- * Local the search's Query of 50 records takes about what the list page's read of 20 takes, of
- * 100 records 1.8 times, of 200 nearly 3 times, before any matching (`npm run bench`, "search").
- * The price of the smaller bound is more requests for a search that walks a long history (a year
- * of the app's records, ~1 000, is 20 pages); `npm run cost` prices them.
+ * twice a plain list page's time, and the time of a page is the time of its read (`npm run bench`,
+ * "search", times the same Query at several bounds: docs/performance.md). The price of a small
+ * bound is more requests for a search that walks a long history; `npm run cost` prices them.
  */
 export const SEARCH_READ_ITEMS = 50;
 
