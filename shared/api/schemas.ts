@@ -373,7 +373,6 @@ export const exportPageSchema = /* @__PURE__ */ named(
 
 /** The lists (contract section 2: plain arrays, newest first). */
 export const deviceListSchema = /* @__PURE__ */ built(() => z.array(deviceSchema));
-export const transcriptionListSchema = /* @__PURE__ */ built(() => z.array(transcriptionRecordSchema));
 export const foundTranscriptionListSchema = /* @__PURE__ */ built(() => z.array(foundTranscriptionRecordSchema));
 export const behaviorEventListSchema = /* @__PURE__ */ built(() => z.array(behaviorEventSchema));
 export const activeSessionListSchema = /* @__PURE__ */ built(() => z.array(activeSessionSchema));
