@@ -1,11 +1,9 @@
-import { build } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standaloneBundle } from '../../client/scripts/build';
-import { chromiumMissing, launchChromium, newPageWatchingErrors, pageWithClient, servePages } from '../support/headless-chromium';
-import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
-import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
+import { describe, expect, it } from 'vitest';
+import { chromiumMissing, newPageWatchingErrors } from '../support/headless-chromium';
+import { latestCode, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
+import { useClientPageInChromium } from './support';
 
 /**
  * The client in a real browser: headless Chromium (Debian's package, driven by playwright-core as
@@ -16,29 +14,14 @@ import type { LocalApi } from '../support/local-api';
 const skipReason = chromiumMissing('client-browser');
 
 let api: LocalApi;
-let chromium: HeadlessChromium;
 let browser: BrowserContext;
-let pages: PageServer;
 let pageUrl: string;
 
 const PAGE = `<!doctype html><html><head><title>client</title>
 <script type="module">import * as captioning from './client.js'; window.captioning = captioning; document.title = 'ready';</script>
 </head><body></body></html>`;
 
-beforeAll(async () => {
-  if (skipReason) return;
-  api = await startLocalApi();
-  pages = await servePages(pageWithClient(PAGE, (await build(standaloneBundle)).outputFiles![0]!.contents));
-  pageUrl = `${pages.origin}/`;
-  chromium = await launchChromium('client-browser');
-  browser = chromium.browser;
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-  await pages?.close();
-  await api?.close();
-});
+useClientPageInChromium('client-browser', PAGE, (setup) => ({ api, browser, pageUrl } = setup), { skip: skipReason });
 
 describe('the client in a browser', () => {
   it.skipIf(skipReason)('signs in, saves a record and reads the summary, keeping the session in localStorage', async () => {

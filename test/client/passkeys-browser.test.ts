@@ -1,11 +1,9 @@
-import { build } from 'esbuild';
 import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standaloneBundle } from '../../client/scripts/build';
-import { chromiumMissing, launchChromium, newPageWatchingErrors, pageWithClient, servePages } from '../support/headless-chromium';
-import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
-import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
+import { describe, expect, it } from 'vitest';
+import { chromiumMissing, newPageWatchingErrors } from '../support/headless-chromium';
+import { latestCode, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
+import { useClientPageInChromium } from './support';
 
 /**
  * Passkeys in a real browser (issue 30): headless Chromium with its virtual authenticator (the
@@ -19,9 +17,7 @@ import type { LocalApi } from '../support/local-api';
 const skipReason = chromiumMissing('passkeys-browser');
 
 let api: LocalApi;
-let chromium: HeadlessChromium;
 let browser: BrowserContext;
-let pages: PageServer;
 let pageUrl: string;
 
 const PAGE = `<!doctype html><html><head><title>passkeys</title>
@@ -37,23 +33,7 @@ document.title = 'ready';
 </script>
 </head><body></body></html>`;
 
-beforeAll(async () => {
-  if (skipReason) return;
-  // On localhost, a secure context to browsers, as WebAuthn needs.
-  pages = await servePages(pageWithClient(PAGE, (await build(standaloneBundle)).outputFiles![0]!.contents), 'localhost');
-  pageUrl = `${pages.origin}/`;
-  // The page's origin is the one its ceremonies report in clientDataJSON.
-  api = await startLocalApi({ WEBAUTHN_ORIGINS: pages.origin });
-  // The page server listens on 127.0.0.1 only.
-  chromium = await launchChromium('passkeys-browser', ['--host-resolver-rules=MAP localhost 127.0.0.1']);
-  browser = chromium.browser;
-}, 120_000);
-
-afterAll(async () => {
-  await chromium?.close();
-  await pages?.close();
-  await api?.close();
-});
+useClientPageInChromium('passkeys-browser', PAGE, (setup) => ({ api, browser, pageUrl } = setup), { secureContext: true, skip: skipReason });
 
 describe('passkeys in a browser', () => {
   it.skipIf(skipReason)("registers a passkey with Chromium's virtual authenticator and signs in with it through the client", async () => {

@@ -1,7 +1,12 @@
+import { build } from 'esbuild';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { standaloneBundle } from '../../client/scripts/build';
 import { createClient, memoryStorage } from '../../client/src/index';
 import type { ClientOptions, Storage } from '../../client/src/index';
 import { startFaultProxy } from '../support/fault-proxy';
+import { launchChromium, pageWithClient, servePages } from '../support/headless-chromium';
+import type { HeadlessChromium, PageServer } from '../support/headless-chromium';
 import type { FaultProxy } from '../support/fault-proxy';
 import { latestCode, startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -44,5 +49,37 @@ export function useServersBehindFaultProxy(started: (servers: { api: LocalApi; p
   afterAll(async () => {
     await servers?.proxy.close();
     await servers?.api.close();
+  });
+}
+
+/**
+ * For a browser test file: the built client (one minified ES module) beside `page`, served on its
+ * own origin, the real local server, and headless Chromium, all closed at the end. On `localhost`
+ * (`secureContext`) the page is a secure context, as WebAuthn needs, and its origin is the
+ * server's WEBAUTHN_ORIGINS. `started` hands them to the file; nothing starts when `skip` is set.
+ */
+export function useClientPageInChromium(
+  label: string,
+  page: string,
+  started: (setup: { api: LocalApi; browser: BrowserContext; pageUrl: string }) => void,
+  options: { skip?: string | undefined; secureContext?: boolean } = {},
+): void {
+  let chromium: HeadlessChromium | undefined;
+  let pages: PageServer | undefined;
+  let api: LocalApi | undefined;
+  beforeAll(async () => {
+    if (options.skip) return;
+    const bundle = (await build(standaloneBundle)).outputFiles![0]!.contents;
+    pages = await servePages(pageWithClient(page, bundle), options.secureContext ? 'localhost' : '127.0.0.1');
+    // The page's origin is the one its ceremonies report in clientDataJSON.
+    api = await startLocalApi(options.secureContext ? { WEBAUTHN_ORIGINS: pages.origin } : {});
+    // The page server listens on 127.0.0.1 only.
+    chromium = await launchChromium(label, options.secureContext ? ['--host-resolver-rules=MAP localhost 127.0.0.1'] : []);
+    started({ api, browser: chromium.browser, pageUrl: `${pages.origin}/` });
+  }, 120_000);
+  afterAll(async () => {
+    await chromium?.close();
+    await pages?.close();
+    await api?.close();
   });
 }
