@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as resumeAccountPurgesJob } from '../../functions/jobs/resume-account-purges';
@@ -29,21 +29,11 @@ afterAll(() => api?.close());
 
 async function countPartition(userId: number): Promise<number> {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await api.db.client.send(
-      new QueryCommand({
-        TableName: api.db.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.userPartition(userId) },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    count += page.Count ?? 0;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const pages = paginateQuery(
+    { client: api.db.client },
+    { TableName: api.db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.userPartition(userId) }, Select: 'COUNT', ConsistentRead: true },
+  );
+  for await (const page of pages) count += page.Count ?? 0;
   return count;
 }
 
