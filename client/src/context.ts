@@ -1,6 +1,6 @@
 import type { Session } from './session';
 import type { Storage } from './storage';
-import type { Api } from './transport';
+import type { Api, ApiRequest } from './transport';
 
 /**
  * What each area of the client (auth, users, transcriptions, events, and those to come) is built
@@ -8,6 +8,8 @@ import type { Api } from './transport';
  */
 export interface ClientContext {
   api: Api;
+  /** One request under /api through the same fetch as `api` (for operations its types do not name). */
+  request: ApiRequest;
   session: Session;
   storage: Storage;
   clientName: string | undefined;

@@ -3,6 +3,7 @@ import type { ClientContext } from './context';
 import { eventsArea } from './events';
 import type { EventOptions } from './events';
 import { keyJournal } from './idempotency';
+import type { Conflict, OutboxOptions } from './outbox';
 import { retryPolicy } from './retry';
 import type { Fetch, RetryOptions } from './retry';
 import { Session } from './session';
@@ -32,6 +33,13 @@ export interface ClientOptions {
   onSignedOut?: (reason: string) => void;
   retry?: RetryOptions;
   events?: EventOptions;
+  /** The records outbox's bounds: `{ maxRecords, maxBytes }` (default 500 records, 2 000 000 bytes). */
+  outbox?: OutboxOptions;
+  /**
+   * Called for each conflict the outbox resolved while sending (see Conflict): a merge with another
+   * device's edit (and the conflict copy of this device's text), or a change of a record deleted elsewhere.
+   */
+  onConflict?: (conflict: Conflict) => void;
 }
 
 /** The app's client of the service. */
@@ -52,7 +60,7 @@ export function createClient(options: ClientOptions) {
     clearOthers,
   );
   const transport = createTransport(options.baseUrl, fetch, session, journal, policy);
-  const context: ClientContext = { api: transport.api, session, storage, clientName: options.clientName };
+  const context: ClientContext = { api: transport.api, request: transport.request, session, storage, clientName: options.clientName };
   const events = eventsArea(context, options.events);
   context.events = events;
   return {
@@ -60,7 +68,7 @@ export function createClient(options: ClientOptions) {
     api: transport.api,
     auth: authArea(context),
     users: usersArea(context),
-    transcriptions: transcriptionsArea(context),
+    transcriptions: transcriptionsArea(context, { ...options.outbox, ...(options.onConflict ? { onConflict: options.onConflict } : {}) }),
     events,
   };
 }

@@ -36,11 +36,16 @@ export function memoryStorage(): Storage {
   };
 }
 
-/** The storage keys the client uses; sign-out removes all of them. */
+/**
+ * The storage keys the client uses. Sign-out removes the first three; the records outbox and the
+ * change feed's cursor stay (records are never dropped), each tied to the person who made it.
+ */
 export const STORAGE_KEYS = {
   session: 'captioning.session',
   events: 'captioning.events',
   idempotency: 'captioning.idempotency',
+  outbox: 'captioning.outbox',
+  feed: 'captioning.feed',
 } as const;
 
 export async function readJson<T>(storage: Storage, key: string): Promise<T | undefined> {

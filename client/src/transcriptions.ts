@@ -1,6 +1,8 @@
 import type { ClientContext } from './context';
 import { apiErrorOf } from './errors';
 import type { components, paths } from './generated/api';
+import { outboxArea } from './outbox';
+import type { Conflict, OutboxOptions } from './outbox';
 import { dataOf } from './transport';
 
 export type NewTranscription = paths['/transcriptions']['post']['requestBody']['content']['application/json'];
@@ -15,9 +17,14 @@ export interface TranscriptionSearch {
   cursor?: string;
 }
 
-/** Transcription records. */
-export function transcriptionsArea({ api }: ClientContext) {
+/**
+ * Transcription records: `save`, `update`, `remove` through the offline outbox, `pull` and `sync`
+ * over the change feed (outbox.ts); `create` and `search` straight to the service.
+ */
+export function transcriptionsArea(context: ClientContext, options: OutboxOptions & { onConflict?: (conflict: Conflict) => void } = {}) {
+  const { api } = context;
   return {
+    ...outboxArea(context, options),
     /**
      * Saves a record. Sent with an Idempotency-Key (yours if you pass one), the same for every
      * retry and for the same record sent again before the service confirmed it (after a restart

@@ -9,6 +9,8 @@ import type { Fetch, RetryPolicy } from './retry';
 import type { Session } from './session';
 
 export type Api = Client<paths>;
+/** One JSON request under /api: `request('PATCH', '/transcriptions/7', body, { 'If-Match': '"3"' })`. */
+export type ApiRequest = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
 
 const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/]+/i;
 
@@ -33,7 +35,7 @@ const matches = (template: string, path: string) => new RegExp(`^${template.repl
  * the retries of retry.ts, and an Idempotency-Key for each logical POST that takes one (the
  * caller's key wins), kept across retries, the 401 retry and a replay after a restart.
  */
-export function createTransport(baseUrl: string, fetch: Fetch, session: Session, journal: KeyJournal, policy: RetryPolicy): { api: Api; send: (request: Request) => Promise<Response> } {
+export function createTransport(baseUrl: string, fetch: Fetch, session: Session, journal: KeyJournal, policy: RetryPolicy): { api: Api; request: ApiRequest } {
   const apiBase = `${baseUrl.replace(/\/+$/, '')}/api`;
   const basePath = apiBase.replace(ORIGIN, '');
 
@@ -73,7 +75,9 @@ export function createTransport(baseUrl: string, fetch: Fetch, session: Session,
   }
 
   const api = createFetchClient<paths>({ baseUrl: apiBase, fetch: send });
-  return { api, send };
+  const request: ApiRequest = (method, path, body, headers) =>
+    send(new Request(apiBase + path, { method, headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+  return { api, request };
 }
 
 /** An operation's data, or its error as an ApiError. */
