@@ -10,9 +10,9 @@ import { COST_DOCS_FILE, COST_REPORT_FILE, costDocsSections, documentedReport } 
 import { COST_VARIANTS, routeOfOperation } from './cost-drivers';
 import { measureOperations, routesWithoutDriver } from './cost-measure';
 import type { Measured } from './cost-measure';
-import { BUDGET_FILE, readPrices, readProfile } from './cost-data';
+import { BUDGET_FILE, budgetText, readBudget, readPrices, readProfile, updatedBudget } from './cost-data';
 import { deploymentInventory } from './cost-deployment';
-import type { BudgetRow } from './cost-data';
+import type { MeasuredCounts } from './cost-data';
 import { BREAKDOWN_LABELS, costReport } from './cost-model';
 import type { Breakdown, CostReport, Prices, UsageProfile } from './cost-model';
 import { measureColdImports } from './cold-import';
@@ -34,7 +34,11 @@ import { startBench } from './harness';
  *   --bench FILE     takes init times from a `npm run bench -- --json` report instead of measuring
  *   --cold-runs N    fresh-process imports per function for init times (default 5)
  *   --repeats N      measured calls per operation (default 5)
- *   --write-budget   rewrites cost/capacity-budget.json with the measured counts (raise on purpose)
+ *   --write-budget [ID ...]
+ *                    only the capacity budget: measures the named operations (route ids, variants,
+ *                    `authorizer`) and those without a row, rewrites the named rows and adds the
+ *                    missing ones in cost/capacity-budget.json; other rows stay as they are, and a
+ *                    row marked `handSet` is never lowered. Nothing else is priced or written.
  *   --no-write       only prints: without it, a run with the default profile, prices and scale writes
  *                    docs/cost.md's generated sections, cost/report.json and the chart
  */
@@ -160,7 +164,58 @@ function print(report: CostReport, measured: Measured, profile: UsageProfile, pr
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** The ids after `--write-budget`, up to the next option. */
+function budgetIds(): string[] {
+  const at = args.indexOf('--write-budget');
+  const ids: string[] = [];
+  for (const arg of args.slice(at + 1)) {
+    if (arg.startsWith('--')) break;
+    ids.push(arg);
+  }
+  return ids;
+}
+
+/** `--write-budget [ID ...]`: the named rows and the missing ones, measured alone; nothing else. */
+async function writeBudget() {
+  const order = [...routes.map(routeId), ...Object.keys(COST_VARIANTS), AUTHORIZER];
+  const named = budgetIds();
+  const unknown = named.filter((id) => !order.includes(id));
+  if (unknown.length > 0) throw new Error(`--write-budget: not a route id, variant or authorizer: ${unknown.join(', ')} (ids as shared/routes.ts spells them, e.g. 'GET /api/devices/{sn}')`);
+  const rows = readBudget();
+  const targets = order.filter((id) => named.includes(id) || !rows.some((row) => row.operation === id));
+  if (targets.length === 0) {
+    log('every operation has a row; name the rows to rewrite');
+    return;
+  }
+  log(`measuring ${targets.join(', ')} against DynamoDB Local`);
+  const bench = await startBench();
+  let measured: Measured;
+  try {
+    measured = await measureOperations(bench, {
+      repeats: Number(option('--repeats') ?? 3),
+      only: (id) => targets.includes(id),
+      onProgress: (id, index, total) => log(`${index + 1}/${total} ${id}`),
+    });
+  } finally {
+    await bench.close();
+  }
+  const counts: MeasuredCounts[] = [
+    ...measured.operations.map((operation) => ({ operation: operation.operation, maxReadUnits: operation.readUnits, maxWriteUnits: operation.writeUnits, maxDynamoRequests: operation.dynamoRequests })),
+    { operation: AUTHORIZER, maxReadUnits: measured.authorizer.readUnits, maxWriteUnits: measured.authorizer.writeUnits, maxDynamoRequests: measured.authorizer.dynamoRequests },
+  ].filter((row) => targets.includes(row.operation));
+  const missingDriver = targets.filter((id) => id !== AUTHORIZER && !counts.some((row) => row.operation === id));
+  if (missingDriver.length > 0) log(`warning: no driver in test/bench/cost-drivers.ts, no row written: ${missingDriver.join(', ')}`);
+  const next = updatedBudget(rows, counts, named, order);
+  writeFileSync(BUDGET_FILE, budgetText(next));
+  for (const row of counts) {
+    const kept = next.find((candidate) => candidate.operation === row.operation)!;
+    log(`${row.operation}: ${row.maxDynamoRequests} requests, ${row.maxReadUnits} RCU, ${row.maxWriteUnits} WCU measured${kept.handSet ? ` (hand-set row: ${kept.maxDynamoRequests}/${kept.maxReadUnits}/${kept.maxWriteUnits} kept)` : ''}`);
+  }
+  log(`wrote ${BUDGET_FILE}`);
+}
+
 async function main() {
+  if (args.includes('--write-budget')) return writeBudget();
   const profileFile = option('--profile');
   const pricesFile = option('--prices');
   const mau = option('--mau');
@@ -219,19 +274,6 @@ async function main() {
   if (svgFile) {
     writeFileSync(svgFile, costChart(report, prices, profile.name));
     log(`chart written to ${svgFile}`);
-  }
-  if (args.includes('--write-budget')) {
-    const rows: BudgetRow[] = [
-      ...measured.operations.map((operation) => ({
-        operation: operation.operation,
-        maxReadUnits: operation.readUnits,
-        maxWriteUnits: operation.writeUnits,
-        maxDynamoRequests: operation.dynamoRequests,
-      })),
-      { operation: AUTHORIZER, maxReadUnits: measured.authorizer.readUnits, maxWriteUnits: measured.authorizer.writeUnits, maxDynamoRequests: measured.authorizer.dynamoRequests },
-    ];
-    writeFileSync(BUDGET_FILE, `${JSON.stringify(rows, null, 2)}\n`);
-    log(`budget written to ${BUDGET_FILE}`);
   }
   log('done');
 }

@@ -9,6 +9,7 @@ import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../
 import type { LocalApi } from '../support/local-api';
 import { postEvent, saveRecord, walkList } from '../support/resources';
 import type { Account } from '../support/resources';
+import { SoftwareAuthenticator } from '../support/software-authenticator';
 
 let api: LocalApi;
 beforeAll(async () => {
@@ -87,8 +88,16 @@ describe('DELETE /api/users/me', () => {
     const account = await populated(uniqueEmail('tokens'));
     // Warm the authorizer cache: API Gateway would keep serving this Allow for minutes.
     expect((await api.request('GET', '/api/devices', { token: account.token })).status).toBe(200);
-    const recordPath = `/api/transcriptions/${(await api.request('GET', '/api/transcriptions', { token: account.token })).body[0].transcriptionRecordId}`;
+    const id = (await api.request('GET', '/api/transcriptions', { token: account.token })).body[0].transcriptionRecordId;
+    const [session] = (await api.request('GET', '/api/auth/sessions', { token: account.token })).body;
+    const passkeyOptions = (await api.request('POST', '/api/auth/passkeys/registration-options', { token: account.token })).body;
+    const passkey = new SoftwareAuthenticator({ origin: 'http://localhost:8080' }).create(passkeyOptions);
+    const passkeyId = 'A'.repeat(43);
+    const [newEmail, newPhone] = [uniqueEmail('after'), uniquePhone()];
+    for (const [type, target] of [['email', newEmail], ['sms', newPhone]]) expect((await api.request('POST', '/api/verify-code/send', { body: { type, target } })).status).toBe(200);
     expect((await api.request('DELETE', '/api/users/me', { token: account.token })).status).toBe(200);
+
+    // Every Bearer route (test/unit/route-coverage.test.ts holds a new one to an entry here), with a request it would otherwise take.
 
     const attempts = [
       api.request('GET', '/api/users/me', { token: account.token }),
@@ -97,11 +106,11 @@ describe('DELETE /api/users/me', () => {
       api.request('GET', '/api/transcriptions/usage', { token: account.token }),
       api.request('GET', '/api/behavior/stats', { token: account.token }),
       api.request('GET', '/api/behavior/login', { token: account.token }),
-      api.request('GET', recordPath, { token: account.token }),
-      api.request('PATCH', recordPath, { token: account.token, body: { recordTitle: 'x' } }),
-      api.request('DELETE', recordPath, { token: account.token }),
+      api.request('GET', `/api/transcriptions/${id}`, { token: account.token }),
+      api.request('PATCH', `/api/transcriptions/${id}`, { token: account.token, body: { recordTitle: 'x' } }),
+      api.request('DELETE', `/api/transcriptions/${id}`, { token: account.token }),
       api.request('DELETE', `/api/devices/${account.serials[0]}`, { token: account.token }),
-      bind(account, nextSn()),
+      api.request('POST', '/api/devices', { token: account.token, body: { sn: nextSn(), mac: '00:11:22:33:44:55', productModel: 'Glass' } }),
       api.request('POST', '/api/transcriptions', { token: account.token, body: { recordTitle: 't', text: 'x', language: 'en-US', durationSeconds: 1 } }),
       api.request('POST', '/api/transcriptions', {
         token: account.token,
@@ -109,7 +118,25 @@ describe('DELETE /api/users/me', () => {
         headers: { 'Idempotency-Key': randomUUID() },
       }),
       api.request('POST', '/api/behavior/events', { token: account.token, body: { eventType: 'translation_on', eventValue: 'true' } }),
+      api.request('POST', '/api/behavior/events/batch', { token: account.token, body: { events: [{ eventType: 'translation_on', eventValue: 'true' }] } }),
       api.request('POST', '/api/behavior/login', { token: account.token, body: { location: 'Home' } }),
+      api.request('GET', '/api/behavior/translation', { token: account.token }),
+      api.request('GET', '/api/behavior/voice-provider', { token: account.token }),
+      api.request('GET', '/api/behavior/language-choice', { token: account.token }),
+      api.request('GET', '/api/users/me/export', { token: account.token }),
+      api.request('GET', '/api/users/me/summary', { token: account.token }),
+      api.request('PATCH', '/api/users/me', { token: account.token, body: { timeZone: 'Asia/Shanghai' } }),
+      api.request('PUT', '/api/users/me/email', { token: account.token, body: { email: newEmail, verifyCode: latestCode(api, newEmail) } }),
+      api.request('PUT', '/api/users/me/phone', { token: account.token, body: { phone: newPhone, verifyCode: latestCode(api, newPhone) } }),
+      api.request('PUT', '/api/users/me/password', { token: account.token, body: { newPassword: 'violet-harbor-42-lantern' } }),
+      api.request('GET', '/api/auth/sessions', { token: account.token }),
+      api.request('DELETE', '/api/auth/sessions', { token: account.token }),
+      api.request('DELETE', `/api/auth/sessions/${session.sessionId}`, { token: account.token }),
+      api.request('POST', '/api/auth/passkeys/registration-options', { token: account.token }),
+      api.request('POST', '/api/auth/passkeys', { token: account.token, body: { response: passkey, name: 'Phone' } }),
+      api.request('GET', '/api/auth/passkeys', { token: account.token }),
+      api.request('PATCH', `/api/auth/passkeys/${passkeyId}`, { token: account.token, body: { name: 'Phone' } }),
+      api.request('DELETE', `/api/auth/passkeys/${passkeyId}`, { token: account.token }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
       // Logout too, with or without a refresh token (issue 28: it answered 200).
       api.request('POST', '/api/auth/logout', { token: account.token }),

@@ -10,7 +10,8 @@ import type { Bench } from '../bench/harness';
  * Issue 15: every operation, driven as npm run cost drives it (test/bench/cost-drivers.ts) through
  * its real handler against DynamoDB Local, stays within its row of cost/capacity-budget.json. A
  * change that adds a DynamoDB request or a capacity unit fails here until the budget is raised
- * on purpose (`npm run cost -- --write-budget` rewrites it from a run). Counts only: DynamoDB
+ * on purpose (`npm run cost -- --write-budget '<route id>'` rewrites that row from a run; a
+ * row marked `handSet` is never lowered). Counts only: DynamoDB
  * Local reports the same units on every run, times would not.
  */
 let bench: Bench;
@@ -31,7 +32,7 @@ describe('capacity budget', () => {
     const over: string[] = [];
     for (const row of readBudget()) {
       const figure = figures.find((candidate) => candidate.operation === row.operation);
-      if (!figure) continue; // A route without a driver: test/unit/cost-model.test.ts names it.
+      if (!figure) continue; // A route without a driver: test/unit/route-coverage.test.ts names it.
       const checks: [string, number, number][] = [
         ['DynamoDB requests', figure.dynamoRequests, row.maxDynamoRequests],
         ['read units', figure.readUnits, row.maxReadUnits],

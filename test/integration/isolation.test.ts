@@ -3,6 +3,7 @@ import { startLocalApi } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { newAccount, postEvent, saveRecord } from '../support/resources';
 import type { Account } from '../support/resources';
+import { SoftwareAuthenticator } from '../support/software-authenticator';
 
 /**
  * A second account sees and changes nothing of the first: not through lists, reads by id, edits,
@@ -54,11 +55,12 @@ describe('a second account', () => {
   });
 
   it('cannot read, edit or delete a record of the first: 404, and the record is unchanged', async () => {
-    const path = `/api/transcriptions/${record.transcriptionRecordId}`;
+    const id = record.transcriptionRecordId;
+    const path = `/api/transcriptions/${id}`;
     for (const response of [
-      await get(stranger, path),
-      await api.request('PATCH', path, { token: stranger.token, body: { durationSeconds: 0, text: 'overwritten' } }),
-      await api.request('DELETE', path, { token: stranger.token }),
+      await api.request('GET', `/api/transcriptions/${id}`, { token: stranger.token }),
+      await api.request('PATCH', `/api/transcriptions/${id}`, { token: stranger.token, body: { durationSeconds: 0, text: 'overwritten' } }),
+      await api.request('DELETE', `/api/transcriptions/${id}`, { token: stranger.token }),
     ]) {
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject({ code: 404, error: 'NOT_FOUND' });
@@ -78,6 +80,32 @@ describe('a second account', () => {
     expect(takeOver.status).toBe(400);
     expect(takeOver.body).toMatchObject({ code: 1, error: 'DEVICE_BOUND_ELSEWHERE' });
     expect((await get(owner, '/api/devices')).body).toEqual([expect.objectContaining({ sn, mac: '00:11:22:33:44:55', productModel: 'Glass' })]);
+  });
+
+  it('cannot end a session of the first: 404, and the session still works', async () => {
+    const [session] = (await get(owner, '/api/auth/sessions')).body;
+    const ended = await api.request('DELETE', `/api/auth/sessions/${session.sessionId}`, { token: stranger.token });
+    expect(ended.status).toBe(404);
+    expect(ended.body).toMatchObject({ code: 404, error: 'NOT_FOUND' });
+    expect((await get(owner, '/api/users/me')).status).toBe(200);
+    expect((await get(owner, '/api/auth/sessions')).body).toEqual([session]);
+  });
+
+  it('cannot rename or remove a passkey of the first: 404, and the passkey is unchanged', async () => {
+    const options = await api.request('POST', '/api/auth/passkeys/registration-options', { token: owner.token });
+    const response = new SoftwareAuthenticator({ origin: 'http://localhost:8080' }).create(options.body);
+    const added = await api.request('POST', '/api/auth/passkeys', { token: owner.token, body: { response, name: 'Phone' } });
+    expect(added.status).toBe(200);
+    const passkeyId = added.body.passkeyId;
+    const before = (await get(owner, '/api/auth/passkeys')).body;
+    for (const attempt of [
+      await api.request('PATCH', `/api/auth/passkeys/${passkeyId}`, { token: stranger.token, body: { name: 'Mine now' } }),
+      await api.request('DELETE', `/api/auth/passkeys/${passkeyId}`, { token: stranger.token }),
+    ]) {
+      expect(attempt.status).toBe(404);
+      expect(attempt.body).toMatchObject({ code: 404, error: 'NOT_FOUND' });
+    }
+    expect((await get(owner, '/api/auth/passkeys')).body).toEqual(before);
   });
 
   it('cannot page through the first account’s lists with its cursors', async () => {

@@ -416,6 +416,7 @@ describe('coverage', () => {
         }
       }
     }
-    expect(missing).toEqual([]);
+    // test/unit/route-coverage.test.ts names an operation this file never requests; this names each status not driven.
+    expect(missing, 'drive each in test/integration/openapi-conformance.test.ts').toEqual([]);
   });
 });

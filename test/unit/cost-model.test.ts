@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { routeId, routes } from '../../shared/routes';
 import { AUTHORIZER } from '../bench/bundles';
 import { unitsOf } from '../bench/consumed-capacity';
-import { readBudget, readPrices, readProfile } from '../bench/cost-data';
-import { accessLogBytes, platformLogBytes, routesWithoutDriver } from '../bench/cost-measure';
+import { readBudget, readPrices, readProfile, updatedBudget } from '../bench/cost-data';
+import { accessLogBytes, platformLogBytes } from '../bench/cost-measure';
 import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure';
 import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
 import type { DeploymentInventory } from '../bench/cost-deployment';
@@ -20,15 +20,25 @@ const routeIds = routes.map(routeId);
 const operationIds = [...routeIds, ...Object.keys(COST_VARIANTS)];
 
 describe('cost model data', () => {
-  it('has a driver for every route of the route table, so npm run cost measures each', () => {
-    expect(routesWithoutDriver(), 'add a driver to test/bench/cost-drivers.ts').toEqual([]);
-  });
-
-  it('holds every route, each variant priced apart, and the authorizer to a capacity budget, and budgets nothing else', () => {
+  // A route's driver and budget row: test/unit/route-coverage.test.ts, with every other place a route must appear.
+  it('holds each variant priced apart and the authorizer to a capacity budget, and budgets nothing else', () => {
     const budgeted = readBudget().map((row) => row.operation);
     expect(budgeted.filter((operation) => !operationIds.includes(operation) && operation !== AUTHORIZER)).toEqual([]);
-    expect([...operationIds, AUTHORIZER].filter((operation) => !budgeted.includes(operation)), 'add a row to cost/capacity-budget.json').toEqual([]);
+    expect([...Object.keys(COST_VARIANTS), AUTHORIZER].filter((operation) => !budgeted.includes(operation)), 'add a row to cost/capacity-budget.json').toEqual([]);
     expect(new Set(budgeted).size).toBe(budgeted.length);
+  });
+
+  it('writes the budget rows named and those missing, keeps the others in place, never lowers a hand-set row', () => {
+    const row = (operation: string, units: number, handSet?: string) => ({ operation, maxReadUnits: units, maxWriteUnits: 0, maxDynamoRequests: 1, ...(handSet ? { handSet } : {}) });
+    const rows = [row('A', 5), row('C', 300, 'a long history'), row('authorizer', 1)];
+    const measured = [row('A', 2), row('B', 3), row('C', 14), row('authorizer', 1)];
+    const order = ['A', 'B', 'C', 'authorizer'];
+    // Nothing named: only the missing row, in its place.
+    expect(updatedBudget(rows, measured, [], order)).toEqual([row('A', 5), row('B', 3), row('C', 300, 'a long history'), row('authorizer', 1)]);
+    // Named: rewritten, lower too, except the hand-set row, which only rises.
+    expect(updatedBudget(rows, measured, ['A', 'C'], order)).toEqual([row('A', 2), row('B', 3), row('C', 300, 'a long history'), row('authorizer', 1)]);
+    expect(updatedBudget(rows, [row('C', 400)], ['C'], order)).toEqual([row('A', 5), row('C', 400, 'a long history'), row('authorizer', 1)]);
+    expect(readBudget().find((budget) => budget.operation === 'GET /api/users/me/export')?.handSet).toMatch(/1 MB/);
   });
 
   it('gives every price and anchor its source and the date it was read', () => {

@@ -1,0 +1,176 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../infra/project-root';
+import { routeId, routes } from '../../shared/routes';
+import type { RouteDefinition } from '../../shared/routes';
+import { readBudget, readProfile } from '../bench/cost-data';
+import { COST_DRIVERS } from '../bench/cost-drivers';
+import { READ_FIXTURES } from '../bench/fixtures';
+
+/**
+ * Every place a route must appear besides its line in shared/routes.ts, its handler and its own
+ * tests, in one list: test/unit/route-coverage.test.ts holds every route to every place that
+ * applies to it and fails with one line per missing place, naming the file to edit and what to
+ * write there. `npm run new:endpoint` fills what it can of these for a new route.
+ *
+ * What is derived from the route table needs no entry and is not listed: the stack, grants,
+ * alarms, the local server, the authorizer's policy, the property-based test, the bundle
+ * budget (test/unit/bundles.test.ts).
+ */
+export interface CoveragePlace {
+  /** Short name, as the failure message and docs/contributing.md spell it. */
+  name: string;
+  /** The file to edit (or to regenerate), relative to the project root. */
+  file: string;
+  /** Why the place exists: what would go unnoticed without it. */
+  why: string;
+  /** What to do when it is missing; `{id}` stands for the route id. */
+  fix: string;
+  appliesTo(route: RouteDefinition): boolean;
+  has(route: RouteDefinition): boolean;
+}
+
+const read = (file: string) => readFileSync(join(PROJECT_ROOT, file), 'utf8');
+const memo = <T>(make: () => T): (() => T) => {
+  let value: T | undefined;
+  return () => (value ??= make());
+};
+
+const hasPathParameter = (route: RouteDefinition) => route.path.includes('{');
+const usesTable = (route: RouteDefinition) => route.table !== 'none';
+
+/**
+ * The routes a test file sends requests to, read from its text: every `'METHOD', '/api/…'` or
+ * `'METHOD', \`/api/…${x}…\``, as `api.request(...)` and the tests' `call(...)` helpers take them.
+ * An interpolated segment stands for a path parameter of a route that has one there (so
+ * `/api/transcriptions/${id}` is not `/api/transcriptions/usage`); where no route has one, for
+ * any literal (`/api/behavior/${list}`).
+ */
+export function routesRequestedIn(text: string): Set<string> {
+  const found = new Set<string>();
+  const pattern = /'(GET|POST|PUT|PATCH|DELETE)',\s*(?:'(\/api\/[^']*)'|`(\/api\/[^`]*)`)/g;
+  for (const match of text.matchAll(pattern)) {
+    const method = match[1]!;
+    const raw = (match[2] ?? match[3]!).replace(/\$\{[^}]*\}/g, '\u0000').split('?')[0]!.replace(/^\/api\/v1\//, '/api/');
+    const segments = raw.split('/');
+    const candidates = routes.filter((route) => route.method === method && route.path.split('/').length === segments.length);
+    const matches = (route: RouteDefinition, wildcardTakesLiteral: boolean) =>
+      route.path.split('/').every((part, at) => {
+        const segment = segments[at]!;
+        const parameter = /^\{\w+\}$/.test(part);
+        if (segment.includes('\u0000')) return parameter || (wildcardTakesLiteral && segment === '\u0000');
+        return parameter || part === segment;
+      });
+    // A concrete path resolves as API Gateway resolves it: the literal resource wins over a parameter.
+    const strict = candidates.filter((route) => matches(route, false));
+    const literalFirst = strict.filter((route) => strict.every((other) => other === route || literalness(route) >= literalness(other)));
+    const resolved = literalFirst.length > 0 ? literalFirst : candidates.filter((route) => matches(route, true));
+    for (const route of resolved) found.add(routeId(route));
+  }
+  return found;
+}
+
+const literalness = (route: RouteDefinition) => route.path.split('/').filter((part) => !part.startsWith('{')).length;
+
+const requestedIn = (file: string) => {
+  const requested = memo(() => routesRequestedIn(read(file)));
+  return (route: RouteDefinition) => requested().has(routeId(route));
+};
+
+const openApiDocument = memo(() => JSON.parse(read('shared/http/openapi-document.generated.json')) as { paths: Record<string, Record<string, unknown>> });
+const apiDocsRoutes = memo(() => read('docs/api.md'));
+
+export const COVERAGE_PLACES: readonly CoveragePlace[] = [
+  {
+    name: 'OpenAPI document',
+    file: 'shared/http/openapi-document.generated.json',
+    why: 'the reference, the client types and the conformance test read it',
+    fix: 'run npm run generate:openapi',
+    appliesTo: () => true,
+    has: (route) => Boolean(openApiDocument().paths[route.path.replace(/^\/api/, '')]?.[route.method.toLowerCase()]),
+  },
+  {
+    name: 'operations list',
+    file: 'docs/api.md',
+    why: 'the readable list of operations (generated section "routes")',
+    fix: 'run npm run docs:generate',
+    appliesTo: () => true,
+    has: (route) => apiDocsRoutes().includes(`| ${route.method} | \`${route.path}\` |`),
+  },
+  {
+    name: 'conformance',
+    file: 'test/integration/openapi-conformance.test.ts',
+    why: 'every answer is checked against the document, and every documented status must be driven (the test itself names a status not driven)',
+    fix: "drive {id} to 200 and to each error status its document lists, through call('METHOD', '/api/...')",
+    appliesTo: () => true,
+    has: requestedIn('test/integration/openapi-conformance.test.ts'),
+  },
+  {
+    name: 'isolation',
+    file: 'test/integration/isolation.test.ts',
+    why: "a route that takes an id in its path must answer 404 for another account's item and leave it unchanged",
+    fix: "request {id} with the stranger's token for the owner's item: 404, and the item unchanged",
+    appliesTo: (route) => route.auth === 'bearer' && hasPathParameter(route),
+    has: requestedIn('test/integration/isolation.test.ts'),
+  },
+  {
+    name: 'deleted account 401',
+    file: 'test/integration/account-deletion.test.ts',
+    why: "a deleted account's token, even with the authorizer's Allow still cached, is refused by every Bearer route before it reads or writes",
+    fix: "add a request of {id} that would otherwise succeed to the attempts of 'ends the tokens of the account at once'",
+    appliesTo: (route) => route.auth === 'bearer',
+    has: requestedIn('test/integration/account-deletion.test.ts'),
+  },
+  {
+    name: 'table grants',
+    file: 'test/integration/table-grants.test.ts',
+    why: 'the IAM grant is exactly the DynamoDB actions the route declares, and those are exactly what its handler issues',
+    fix: "add calls of {id} through call(api, 'METHOD', '/api/...') to a flow, taking the branches that issue each declared action",
+    appliesTo: usesTable,
+    has: requestedIn('test/integration/table-grants.test.ts'),
+  },
+  {
+    name: 'cost driver',
+    file: 'test/bench/cost-drivers.ts',
+    why: 'npm run cost, the capacity budget test and the response contract test call each route through it',
+    fix: "add '{id}': { prepare: ... } to COST_DRIVERS: the request of one typical successful call",
+    appliesTo: () => true,
+    has: (route) => Boolean((COST_DRIVERS as Record<string, unknown>)[routeId(route)]),
+  },
+  {
+    name: 'capacity budget',
+    file: 'cost/capacity-budget.json',
+    why: 'test/integration/capacity-budget.test.ts holds each route to its DynamoDB requests and units',
+    fix: "run npm run cost -- --write-budget '{id}' (adds the row, measured for this route alone)",
+    appliesTo: () => true,
+    has: (route) => readBudget().some((row) => row.operation === routeId(route)),
+  },
+  {
+    name: 'usage profile',
+    file: 'cost/usage-profile.json',
+    why: 'npm run cost prices only what the profile calls; 0 says on purpose that users do not call it (yet)',
+    fix: 'add "{id}": 0 (or the calls per user a month you expect) to callsPerUserPerMonth, then npm run cost',
+    appliesTo: () => true,
+    has: (route) => readProfile().callsPerUserPerMonth[routeId(route)] !== undefined,
+  },
+  {
+    name: 'bench read fixture',
+    file: 'test/bench/fixtures.ts',
+    why: 'npm run bench times every read of the table; a read with a path parameter needs to know which item to read',
+    fix: "add '{id}': (account) => ({ pathParameters: { ... } }) to READ_FIXTURES",
+    appliesTo: (route) => route.method === 'GET' && usesTable(route) && hasPathParameter(route),
+    has: (route) => Boolean(READ_FIXTURES[routeId(route)]),
+  },
+];
+
+/** One line per route and place that applies to it and misses it. */
+export function missingCoverage(places: readonly CoveragePlace[] = COVERAGE_PLACES, table: readonly RouteDefinition[] = routes): string[] {
+  const missing: string[] = [];
+  for (const route of table) {
+    const id = routeId(route);
+    for (const place of places) {
+      if (place.appliesTo(route) && !place.has(route)) missing.push(`${id}: no ${place.name} entry: edit ${place.file}: ${place.fix.replaceAll('{id}', id)}`);
+    }
+  }
+  return missing;
+}
