@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { routeId, routes } from '../../shared/routes';
@@ -77,6 +77,37 @@ const requestedIn = (file: string) => {
   return (route: RouteDefinition) => requested().has(routeId(route));
 };
 
+/** The test file npm run new:endpoint writes for a route: functions/devices/get.ts -> test/integration/devices-get.test.ts. */
+export const ownTestFile = (route: RouteDefinition) => `test/integration/${route.entry.replace(/^functions\//, '').replace(/\.ts$/, '').replaceAll('/', '-')}.test.ts`;
+
+function ownTestIsolates(route: RouteDefinition): boolean {
+  const file = ownTestFile(route);
+  if (!existsSync(join(PROJECT_ROOT, file))) return false;
+  const text = read(file);
+  return text.includes('stranger') && routesRequestedIn(text).has(routeId(route));
+}
+
+/** The scaffold's marker, spelled so this file does not carry it. */
+export const SCAFFOLD_MARKER = `TODO(${'new:endpoint'})`;
+
+/** Every marker of the scaffold left in the sources and tests, as `file:line: text`. */
+export function scaffoldMarkers(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(join(PROJECT_ROOT, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|json)$/.test(entry.name) && path !== 'infra/tools/new-endpoint.ts') {
+        read(path).split('\n').forEach((line, at) => {
+          if (line.includes(SCAFFOLD_MARKER)) found.push(`${path}:${at + 1}: ${line.trim()}`);
+        });
+      }
+    }
+  };
+  for (const dir of ['shared', 'functions', 'test', 'cost']) walk(dir);
+  return found;
+}
+
 const openApiDocument = memo(() => JSON.parse(read('shared/http/openapi-document.generated.json')) as { paths: Record<string, Record<string, unknown>> });
 const apiDocsRoutes = memo(() => read('docs/api.md'));
 
@@ -111,7 +142,8 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     why: "a route that takes an id in its path must answer 404 for another account's item and leave it unchanged",
     fix: "request {id} with the stranger's token for the owner's item: 404, and the item unchanged",
     appliesTo: (route) => route.auth === 'bearer' && hasPathParameter(route),
-    has: requestedIn('test/integration/isolation.test.ts'),
+    // Or in the route's own test file (npm run new:endpoint writes the case there), with the stranger's token.
+    has: (route) => requestedIn('test/integration/isolation.test.ts')(route) || ownTestIsolates(route),
   },
   {
     name: 'deleted account 401',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routeId, routes } from '../../shared/routes';
-import { COVERAGE_PLACES, missingCoverage, routesRequestedIn } from '../support/route-coverage';
+import { COVERAGE_PLACES, missingCoverage, routesRequestedIn, scaffoldMarkers } from '../support/route-coverage';
 
 /**
  * Issue 35: every place a route must appear (test/support/route-coverage.ts lists them, and why),
@@ -10,6 +10,10 @@ import { COVERAGE_PLACES, missingCoverage, routesRequestedIn } from '../support/
 describe('route coverage', () => {
   it('finds every route of the route table in every place that applies to it', () => {
     expect(missingCoverage(), 'each line names the file to edit (docs/contributing.md, "Where a route must appear")').toEqual([]);
+  });
+
+  it('leaves no marker of npm run new:endpoint: each marks what only the route\'s author can write', () => {
+    expect(scaffoldMarkers()).toEqual([]);
   });
 
   it('names the place, the file and what to write for a route missing from it', () => {

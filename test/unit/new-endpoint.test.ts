@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/project-root';
+import { MARKER, editsOf, handlerSource, planOf, routeLine, testSource, withRoute } from '../../infra/tools/new-endpoint';
+
+/**
+ * npm run new:endpoint (infra/tools/new-endpoint.ts): the plan it makes of its arguments, and that
+ * each file it edits still has the place it writes into (a changed layout fails here, not in the
+ * hands of the next route's author).
+ */
+describe('npm run new:endpoint', () => {
+  it('picks the template, table access and handler file from the method and path', () => {
+    expect(planOf(['GET /api/gadgets/{gadgetId}'])).toMatchObject({ template: 'read', auth: 'bearer', table: 'read', actions: ['GetItem'], handler: 'functions/gadgets/get.ts', testFile: 'test/integration/gadgets-get.test.ts' });
+    expect(planOf(['POST /api/gadgets/{gadgetId}/rename'])).toMatchObject({ template: 'write', table: 'read-write', handler: 'functions/gadgets/create-rename.ts' });
+    expect(planOf(['GET /api/gadgets', '--response', 'deviceListSchema'])).toMatchObject({ template: 'list', actions: ['GetItem', 'Query'] });
+    expect(() => planOf(['GET /api/gadgets'])).toThrow(/--response/);
+    expect(planOf(['GET /api/gadgets/{gadgetId}', '--template', 'public'])).toMatchObject({ auth: 'none' });
+    expect(() => planOf(['GET /api/devices'])).toThrow(/already/);
+  });
+
+  it('writes an auth kind it does not know as given, and marks how it refuses a request without credentials', () => {
+    const plan = planOf(['GET /api/admin/users/{userId}', '--auth', 'iam', '--actions', 'GetItem,Query']);
+    expect(routeLine(plan)).toBe("  route('GET', '/api/admin/users/{userId}', 'functions/admin/get-users.ts', { auth: 'iam', dynamodb: { actions: ['GetItem', 'Query'] } }),\n");
+    const test = testSource(plan);
+    expect(test).toContain(`${MARKER}: how iam refuses a request without credentials`);
+    // Isolation is between accounts: a kind not known to be an account's gets the case as a marker to decide.
+    expect(test).toContain('stranger');
+  });
+
+  it('puts the route after the last of its area', () => {
+    const source = readFileSync(join(PROJECT_ROOT, 'shared/routes.ts'), 'utf8');
+    const lines = withRoute(source, planOf(['GET /api/devices/{gadget}/x'])).split('\n');
+    const at = lines.findIndex((line) => line.includes("'/api/devices/{gadget}/x'"));
+    expect(lines[at - 1]).toContain("'/api/devices/{sn}'");
+  });
+
+  it('finds in each file the place it writes into', () => {
+    for (const args of [['GET /api/gadgets/{gadgetId}'], ['POST /api/gadgets'], ['GET /api/gadgets', '--response', 'deviceListSchema'], ['GET /api/gadgets/{gadgetId}', '--auth', 'none']]) {
+      const plan = planOf(args);
+      for (const edit of editsOf(plan)) {
+        const source = readFileSync(join(PROJECT_ROOT, edit.file), 'utf8');
+        expect(edit.apply(source), `${args.join(' ')}: ${edit.file}`).not.toBe(source);
+      }
+      expect(handlerSource(plan)).toContain(`endpoint('${plan.id}'`.replace('endpoint(', plan.template === 'list' ? 'listEndpoint(' : 'endpoint('));
+    }
+  });
+});
