@@ -39,7 +39,7 @@ export interface SyncedRecord extends LocalRecord {
 }
 
 /** What the service had when this device's first pending change was made. */
-type Base = Pick<SyncedRecord, Field | 'revision' | 'updatedAt' | 'createdAt'>;
+type Base = RecordFields & { revision: number };
 
 /** One record's pending changes, coalesced: what the service had (base) and what it should have (local). */
 export interface OutboxEntry {
@@ -126,6 +126,12 @@ export type Change =
 
 interface OutboxState {
   entries: OutboxEntry[];
+  /**
+   * The service's id and revision of the records this device sent last (the most recent 1 000),
+   * by clientRecordId: an edit of a record the app holds as save() answered it, after it was sent
+   * and before a pull brought it back, goes against the revision the service answered.
+   */
+  acks?: Record<string, [id: number, revision: number]>;
 }
 
 interface FeedState {
@@ -147,7 +153,7 @@ const fieldsOf = (record: Partial<RecordFields>): RecordFields => {
   for (const field of FIELDS) if (record[field] !== undefined) fields[field] = record[field];
   return fields as RecordFields;
 };
-const baseOf = (record: SyncedRecord): Base => ({ ...fieldsOf(record), revision: record.revision, updatedAt: record.updatedAt ?? null, createdAt: record.createdAt }) as Base;
+const baseOf = (record: RecordFields, revision: number): Base => ({ ...fieldsOf(record), revision });
 
 /** The fields to PATCH: those the app changed from the base (a field the app never set is not a change). */
 export function changedFields(entry: Pick<OutboxEntry, 'local' | 'base'>): Partial<RecordFields> {
@@ -240,8 +246,11 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     await change((state) => {
       let entry = state.entries.find((candidate) => candidate.key === keyOf(record) || (record.transcriptionRecordId && candidate.id === record.transcriptionRecordId));
       if (!entry) {
-        if (!record.transcriptionRecordId || !record.revision) throw new TypeError('Not a record of the service nor of the outbox: pass a record the change feed or save() answered');
-        entry = add(state, { key: keyOf(record), clientRecordId: record.clientRecordId, id: record.transcriptionRecordId, base: baseOf(record as SyncedRecord), local: fieldsOf(record), editedAt: Date.now(), ...(userId ? { userId } : {}) });
+        const ack = state.acks?.[keyOf(record)];
+        const id = record.transcriptionRecordId ?? ack?.[0];
+        const revision = Math.max(record.revision ?? 0, ack?.[1] ?? 0);
+        if (!id || !revision) throw new TypeError('Not a record of the service nor of the outbox: pass a record save() or the change feed answered');
+        entry = add(state, { key: keyOf(record), clientRecordId: record.clientRecordId, id, base: baseOf(record, revision), local: fieldsOf(record), editedAt: Date.now(), ...(userId ? { userId } : {}) });
       }
       delete entry.problem;
       entry.editedAt = Date.now();
@@ -341,12 +350,16 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     if (response.ok || (response.status === 410 && snapshot.removed)) {
       const record = answer;
       await update((entry, state) => {
+        const acks = (state.acks ??= {});
+        delete acks[entry.key];
         if (!record?.revision || (entry.removed && entry.base)) return drop(entry, state);
+        acks[entry.key] = [record.transcriptionRecordId, record.revision];
+        for (const key of Object.keys(acks).slice(0, -1000)) delete acks[key];
         delete entry.tried;
         entry.id = record.transcriptionRecordId;
         // What was sent and not changed since takes the service's form of it.
         for (const field of FIELDS) if (entry.local[field] === undefined || (sent && field in sent && entry.local[field] === sent[field])) (entry.local as Partial<Record<Field, unknown>>)[field] = record[field];
-        entry.base = baseOf(record);
+        entry.base = baseOf(record, record.revision);
         if (!entry.removed && Object.keys(changedFields(entry)).length === 0) drop(entry, state);
       });
       return 1;
@@ -357,7 +370,7 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
       let conflict: Conflict | undefined;
       await update((entry, state) => {
         const before = entry.base;
-        entry.base = baseOf(current);
+        entry.base = baseOf(current, current.revision);
         // A removal wins over edits made elsewhere: sent again against the current revision.
         if (entry.removed) return;
         const merged = mergeRecord({ ...entry, base: before }, current);
@@ -450,11 +463,11 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
   return {
     /**
      * Saves a new record: queued in storage at once with a new `clientRecordId` (its identity on
-     * every device, from now), then sent. Resolves to the record as the app should show it;
+     * every device, from now; or the UUID the app gave it, lower case), then sent. Resolves to the record as the app should show it;
      * rejects with OutboxFullError (nothing queued) when the outbox is at its bound.
      */
-    async save(body: RecordFields): Promise<LocalRecord> {
-      const clientRecordId = newRecordId();
+    async save(body: RecordFields & { clientRecordId?: string }): Promise<LocalRecord> {
+      const clientRecordId = body.clientRecordId ?? newRecordId();
       const userId = await signedIn();
       const local = fieldsOf(body);
       await change((state) => add(state, { key: clientRecordId, clientRecordId, local, editedAt: Date.now(), ...(userId ? { userId } : {}) }), true);

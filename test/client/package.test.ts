@@ -36,7 +36,7 @@ describe('the client package', () => {
     const root = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8'));
     expect(root.workspaces).toContain('client');
     const readme = readFileSync(join(PROJECT_ROOT, 'client', 'README.md'), 'utf8');
-    for (const name of ['createClient', 'memoryStorage', 'sendCode', 'verifyCode', 'startAutoRefresh', 'users.summary', 'transcriptions.create', 'events.track', 'events.flush', 'ApiError', 'onSignedOut', 'signInWithPasskey', 'passkeys.add', 'navigator.credentials', 'react-native-passkey']) {
+    for (const name of ['createClient', 'memoryStorage', 'sendCode', 'verifyCode', 'startAutoRefresh', 'users.summary', 'transcriptions.create', 'transcriptions.save', 'transcriptions.sync', 'pendingProblems', 'onConflict', 'OutboxFullError', 'events.track', 'events.flush', 'ApiError', 'onSignedOut', 'signInWithPasskey', 'passkeys.add', 'navigator.credentials', 'react-native-passkey']) {
       expect(readme).toContain(name);
     }
   });
