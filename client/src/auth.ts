@@ -76,7 +76,7 @@ export function authArea(context: ClientContext) {
     /** True while a session is stored (it may still be ended by the service). */
     isSignedIn: async () => (await session.stored()) !== undefined,
     /**
-     * Sends the queued events, ends the session on the service (with its refresh token), and
+     * Sends the queued events and the records outbox, ends the session on the service (with its refresh token), and
      * forgets it here even when the service cannot be reached.
      */
     async logout(): Promise<void> {
@@ -84,6 +84,7 @@ export function authArea(context: ClientContext) {
       const current = await session.stored();
       if (current) {
         await context.events?.flush().catch(() => undefined);
+        await context.records?.push();
         await api.POST('/auth/logout', { body: { refreshToken: current.refreshToken } }).catch(() => undefined);
       }
       await session.forget();

@@ -15,4 +15,6 @@ export interface ClientContext {
   clientName: string | undefined;
   /** Set once the events area exists: logout sends what is queued first (no more of the area is needed here). */
   events?: { flush(): Promise<unknown> };
+  /** Set once the transcriptions area exists: logout sends the records outbox first too. */
+  records?: { push(): Promise<unknown> };
 }

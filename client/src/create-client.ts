@@ -63,12 +63,14 @@ export function createClient(options: ClientOptions) {
   const context: ClientContext = { api: transport.api, request: transport.request, session, storage, clientName: options.clientName };
   const events = eventsArea(context, options.events);
   context.events = events;
+  const transcriptions = transcriptionsArea(context, { ...options.outbox, ...(options.onConflict ? { onConflict: options.onConflict } : {}) });
+  context.records = transcriptions;
   return {
     /** Every operation of the API, typed from its OpenAPI document (openapi-fetch), with the client's tokens and retries. */
     api: transport.api,
     auth: authArea(context),
     users: usersArea(context),
-    transcriptions: transcriptionsArea(context, { ...options.outbox, ...(options.onConflict ? { onConflict: options.onConflict } : {}) }),
+    transcriptions,
     events,
   };
 }

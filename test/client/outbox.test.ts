@@ -89,6 +89,24 @@ describe('the records outbox', () => {
     expect((await stored(client)).at(-1)!.recordTitle).toBe('Accepted');
   }, 60_000);
 
+  it('sends the outbox before logging out, and keeps what could not go for the same person only', async () => {
+    const { client, target } = await signedInClient(api, proxy.url);
+    await client.transcriptions.save(note('Before logout'));
+    await client.auth.logout();
+    expect(proxy.count(creates)).toBe(1);
+    const storage = memoryStorage();
+    const other = await signedInClient(api, proxy.url, { storage });
+    proxy.offline();
+    await other.client.transcriptions.save(note('Left behind'));
+    await other.client.auth.logout();
+    proxy.online();
+    // Someone else signs in on the same storage: the record waits for its owner.
+    const someoneElse = await signedInClient(api, proxy.url, { storage });
+    expect(await someoneElse.client.transcriptions.push()).toMatchObject({ sent: 0, count: 1 });
+    expect(await stored(someoneElse.client)).toEqual([]);
+    expect(target).not.toBe(someoneElse.target);
+  });
+
   it('refuses a save once the outbox holds its most records or bytes, and keeps what it holds', async () => {
     // Not signed in: nothing leaves, the outbox only grows.
     const client = testClient(proxy.url, { storage: memoryStorage(), outbox: { maxRecords: 3, maxBytes: 5_000 } });
