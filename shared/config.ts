@@ -87,6 +87,11 @@ export interface Config {
   WEBAUTHN_RP_ID: string;
   WEBAUTHN_RP_NAME: string;
   WEBAUTHN_ORIGINS: readonly string[];
+  /**
+   * How long the tombstone of a deleted record stays in the change feed (docs/sync.md); a feed
+   * cursor older than this answers 410 CURSOR_EXPIRED when records changed since it was issued.
+   */
+  RECORD_TOMBSTONE_RETENTION_SECONDS: number;
 }
 
 export class ConfigError extends Error {}
@@ -283,6 +288,8 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   WEBAUTHN_RP_ID: rpId,
   WEBAUTHN_RP_NAME: withDefault(requiredText(1, 64), 'Captions'),
   WEBAUTHN_ORIGINS: webauthnOrigins(env),
+  // 180 days: a device offline for half a year still syncs by changes; seconds in tests.
+  RECORD_TOMBSTONE_RETENTION_SECONDS: withDefault(wholeNumber(1, 10 * 365 * 86_400), 180 * 86_400),
 });
 
 export function parseConfig(env: Env): Config {

@@ -214,6 +214,45 @@ export class NotFoundError extends DomainError {
   readonly code = NotFoundError.code;
 }
 
+/**
+ * Errors whose answer carries a piece of state beside the message (the record as it is now, or
+ * its tombstone), so that the caller can go on without another request. `answer` holds the extra
+ * fields of the body; shared/http/error-map.ts adds them.
+ */
+export abstract class ErrorWithState extends DomainError {
+  constructor(
+    message: string,
+    readonly answer: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** If-Match named another revision than the record's: `current` is the record as it is now. */
+export class RecordChangedError extends ErrorWithState {
+  static readonly code = 'RECORD_CHANGED';
+  static readonly http = { status: 412, code: 412 };
+  static readonly description = 'the record is no longer at the revision `If-Match` names; `current` is the record as it is now';
+  readonly code = RecordChangedError.code;
+}
+
+/** The record was deleted (or, for a create with its `clientRecordId`, was created and deleted): `tombstone` says when. */
+export class RecordDeletedError extends ErrorWithState {
+  static readonly code = 'RECORD_DELETED';
+  static readonly http = { status: 410, code: 410 };
+  static readonly description = 'the record was deleted: a change made with `If-Match`, or a create with its `clientRecordId`, is refused; `tombstone` says when';
+  readonly code = RecordDeletedError.code;
+}
+
+/** A `clientRecordId` already names a record made from a different body. */
+export class ClientRecordIdReusedError extends DomainError {
+  static readonly code = 'CLIENT_RECORD_ID_REUSED';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'this `clientRecordId` already names a record created with a different body';
+  readonly code = ClientRecordIdReusedError.code;
+}
+
 /** An Idempotency-Key used again within its lifetime for a different request. */
 export class IdempotencyKeyReusedError extends DomainError {
   static readonly code = 'IDEMPOTENCY_KEY_REUSED';

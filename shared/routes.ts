@@ -180,7 +180,8 @@ export const routes = [
   route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/transcriptions/{id}', 'functions/transcriptions/get.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
-  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'] } }),
+  // PutItem: the record's tombstone in its id pointer (docs/sync.md).
+  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'] } }),
   route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),

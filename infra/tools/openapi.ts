@@ -7,6 +7,7 @@ import type { DocumentedHeader, ProxyHandler } from '../../shared/http/endpoint'
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { CORS_EXPOSED_HEADERS } from '../../shared/http/headers';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_WINDOW_SECONDS } from '../../shared/http/idempotency';
+import { IF_MATCH_HEADER, IF_MATCH_PATTERN } from '../../shared/http/if-match';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageQuerySchema } from '../../shared/http/pagination';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
 import * as responseSchemas from '../../shared/api/schemas';
@@ -131,6 +132,9 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
   404: 'Not found',
+  409: 'Conflict',
+  410: 'Gone',
+  412: 'Precondition failed',
   413: 'Payload too large',
   422: 'Idempotency-Key reused',
   429: 'Too many requests',
@@ -153,6 +157,18 @@ const HEADER_PARAMETERS: Record<DocumentedHeader, { component: string; parameter
         'The same key with a different body answers 422. Keys are scoped to your account and this operation.',
       schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source },
       example: '3f1c2a9e-5b7d-4c1e-9f0a-6d2b8e4c7a15',
+    },
+  },
+  'If-Match': {
+    component: 'IfMatch',
+    parameter: {
+      name: IF_MATCH_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'The record\'s `ETag` as you last saw it (its `revision`, quoted): the change is made only on that revision, else 412 `RECORD_CHANGED` with the record as it is now in `current`, or 410 `RECORD_DELETED` when it was deleted. Without it the last writer wins. Anything but one quoted revision is a 400.',
+      schema: { type: 'string', pattern: IF_MATCH_PATTERN.source },
+      example: '"3"',
     },
   },
   'Accept-Language': {
@@ -181,8 +197,12 @@ const RESPONSE_HEADERS = {
     description: 'Seconds to wait before trying again: with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED (also as `retryAfterSeconds`), and on every 429 and 503.',
     schema: { type: 'integer', minimum: 1 },
   },
+  ETag: {
+    description: 'The record\'s `revision`, quoted (`"3"`): send it back as `If-Match` to change exactly this revision.',
+    schema: { type: 'string', pattern: IF_MATCH_PATTERN.source },
+  },
   IdempotentReplayed: {
-    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`.',
+    description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key`, or the record an earlier create with the same `clientRecordId` saved.',
     schema: { type: 'string', enum: ['true'] },
   },
 };
@@ -347,6 +367,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   const successHeaders = {
     ...(isList ? { 'X-Next-Cursor': ref('headers', 'XNextCursor'), Link: ref('headers', 'Link') } : {}),
     ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
+    ...(definition.etag ? { ETag: ref('headers', 'ETag') } : {}),
   };
   const responses: Operation['responses'] = {
     '200': {

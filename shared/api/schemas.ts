@@ -161,6 +161,14 @@ export const deviceSchema = /* @__PURE__ */ named(
   { id: 'Device', description: 'A device bound to the user (seed 2.2).' },
 );
 
+/** The id an app gives a record itself: a UUID in canonical lower-case form. */
+const clientRecordIdSchema = /* @__PURE__ */ built(() =>
+  z.string().check(z.meta({ format: 'uuid', description: 'The id the app chose for the record (a UUID); null when none', examples: ['6f1c2a9e-5b7d-4c1e-9f0a-6d2b8e4c7a15'] })),
+);
+
+/** 1 on create, one more on every change; the record's ETag and what If-Match names. */
+const revisionSchema = /* @__PURE__ */ built(() => z.int().check(z.positive(), z.describe('1 on create, one more on every change; send it back as `If-Match: "<revision>"`')));
+
 const languageSchema = /* @__PURE__ */ built(() => z.string().check(z.meta({ description: '<language>-<REGION>', examples: ['en-US', 'zh-CN'] })));
 
 /** Seed 2.3. */
@@ -177,8 +185,50 @@ export const transcriptionRecordSchema = /* @__PURE__ */ named(
       startedAt: timestampSchema.check(z.describe('When the recording began; `createdAt` unless the app said otherwise. Usage counts on its day')),
       createdAt: timestampSchema,
       updatedAt: z.nullable(timestampSchema),
+      clientRecordId: z.nullable(clientRecordIdSchema),
+      revision: revisionSchema,
     }),
-  { id: 'TranscriptionRecord', description: 'A transcription record (seed 2.3); `updatedAt` is null until it is edited.' },
+  {
+    id: 'TranscriptionRecord',
+    description:
+      'A transcription record (seed 2.3); `updatedAt` is null until it is edited. `clientRecordId` and `revision` are for apps that sync (docs/sync.md): the id the app chose, and the version to send back as `If-Match`.',
+  },
+);
+
+/** What is left of a deleted record: no content, kept RECORD_TOMBSTONE_RETENTION_SECONDS (docs/sync.md). */
+export const recordTombstoneSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      transcriptionRecordId: idSchema('The record that was deleted'),
+      clientRecordId: z.nullable(clientRecordIdSchema),
+      revision: revisionSchema.check(z.describe('The revision of the deletion: one more than the record’s last')),
+      deletedAt: timestampSchema,
+    }),
+  { id: 'RecordTombstone', description: 'A deleted record: its ids, the revision of the deletion and when it happened; never its content.' },
+);
+
+/** One entry of the change feed (GET /api/transcriptions/changes): a record at its latest state, or its deletion. */
+export const recordChangeSchema = /* @__PURE__ */ named(
+  () =>
+    z.discriminatedUnion('type', [
+      z.object({ type: z.literal('upsert'), record: transcriptionRecordSchema }),
+      z.object({ type: z.literal('delete'), ...recordTombstoneSchema.shape }),
+    ]),
+  {
+    id: 'RecordChange',
+    description: '`upsert`: the record as `GET /api/transcriptions/{id}` answers it, at its latest state; `delete`: the record was deleted (its tombstone).',
+  },
+);
+
+/** A page of the change feed. */
+export const changeFeedPageSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      changes: z.array(recordChangeSchema).check(z.describe('In commit order, each record at most once, at most `limit` and at most 1 MB of JSON')),
+      cursor: z.string().check(z.describe('Where the next call continues: keep it (also when `hasMore` is false) and pass it as `?cursor=`')),
+      hasMore: z.boolean().check(z.describe('false: the device is up to date')),
+    }),
+  { id: 'ChangeFeedPage', description: 'The changes of the caller’s records since the cursor (docs/sync.md).' },
 );
 
 /** A record a search found: the record and where it matched (GET /api/transcriptions?q=). */
@@ -395,6 +445,8 @@ export const errorBodySchema = /* @__PURE__ */ named(
       ),
       retryAfterSeconds: z.optional(z.int().check(z.positive(), z.describe('With CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED; also sent as `Retry-After`'))),
       requestId: z.optional(z.string().check(z.describe('On 5xx answers from a function: quote it when reporting a problem'))),
+      current: z.optional(transcriptionRecordSchema.check(z.describe('RECORD_CHANGED: the record as it is now'))),
+      tombstone: z.optional(recordTombstoneSchema.check(z.describe('RECORD_DELETED: what is left of the deleted record'))),
     }),
   { id: 'Error', description: 'Every non-2xx answer (contract section 2).' },
 );

@@ -3,7 +3,7 @@ import type { Database } from './client';
 import { keys } from './keys';
 import type { RetryPolicy, GuardedWrite } from './transactions';
 import { isTokenCurrent, readProfileForToken, tokenIsCurrentCondition } from './users-repository';
-import type { UserRecord } from './users-repository';
+import type { ProfileAttributes } from './users-repository';
 import type { TokenSubject } from './users-repository';
 
 /** The account a request acts for, as its token names it (with the token's session, if any). */
@@ -46,12 +46,12 @@ export async function readForAccount<T>(db: Database, account: AccountRef, read:
  * readForAccount, when the read's answer also depends on the account's own settings (its time
  * zone): the check reads them, still in parallel with the read, still one request.
  */
-export async function readWithProfile<F extends keyof UserRecord, T>(
+export async function readWithProfile<F extends keyof ProfileAttributes, T>(
   db: Database,
   account: AccountRef,
   fields: readonly F[],
   read: () => Promise<T>,
-): Promise<{ profile: Pick<UserRecord, F>; result: T }> {
+): Promise<{ profile: Pick<ProfileAttributes, F>; result: T }> {
   const [profile, result] = await Promise.allSettled([readProfileForToken(db, account, fields), read()]);
   if (profile.status === 'rejected') throw profile.reason;
   if (profile.value === undefined) throw new UnauthorizedError('Unauthorized');

@@ -8,7 +8,7 @@ import { keys, sortKeyPrefix } from './keys';
 import { decodeCursor, encodeCursor, keyOf, queryRange, sortKeyRange } from './pagination';
 import type { ListShape } from './pagination';
 import { LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY } from './table';
-import { publicRecord } from './transcriptions-repository';
+import { recordOfItem } from './transcriptions-repository';
 import type { TranscriptionRecord } from './transcriptions-repository';
 
 /**
@@ -69,7 +69,7 @@ export async function readExportItems(db: Database, userId: number, cursor: stri
 
   if (start === undefined || String(start[SORT_KEY]).startsWith(sortKeyPrefix.transcription)) {
     const result = await query(RECORDS);
-    const stop = take(result.Items ?? [], (item) => publicRecord(item as unknown as TranscriptionRecord), page.transcriptions, RECORDS.from);
+    const stop = take(result.Items ?? [], recordOfItem, page.transcriptions, RECORDS.from);
     if (stop) return { ...page, nextCursor: stop };
     if (result.LastEvaluatedKey) return { ...page, nextCursor: encodeCursor(keyOf(result.LastEvaluatedKey, EXPORT_WALK)) };
     start = undefined;

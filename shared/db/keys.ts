@@ -14,7 +14,8 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | device of a user (1)        | USER#<userId>           | DEVICE#<sn>   |
  * | serial number owner         | DEVICE#<sn>             | OWNER         |
  * | transcription record        | USER#<userId>           | TRX#<createdAt ms>#<id16> |
- * | record id -> record key     | USER#<userId>           | RECORD#<id16> |
+ * | record id -> record key (4) | USER#<userId>           | RECORD#<id16> |
+ * | app's record id -> record   | USER#<userId>           | CLIENTREC#<uuid> |
  * | lifetime / daily usage      | USER#<userId>           | USAGE#TOTAL, USAGE#DAY#<date> |
  * | behavior event              | USER#<userId>           | EVENT#<type>#<createdAt ms>#<id16> |
  * | event statistics per type   | USER#<userId>           | STATS#<type>  |
@@ -34,6 +35,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  *     session ends its access tokens at once without costing any request an extra read.
  * (3) `<passkeyId>` is the SHA-256 of the credential id (base64url): sign-in finds the account of a
  *     credential by the owner item, then the passkey in the account's partition.
+ * (4) after the record's deletion, its tombstone (no content) until RECORD_TOMBSTONE_RETENTION_SECONDS.
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
  * the markers outside it (identities, serial owners, passkey owners). `<createdAt ms>` is ISO 8601 with
@@ -67,6 +69,7 @@ export const keys = {
   deviceOwner: (sn: string) => key(`DEVICE#${sn}`, 'OWNER'),
   transcription: (userId: number, createdAtMs: string, id: number) => key(`USER#${userId}`, `TRX#${createdAtMs}#${padId(id)}`),
   transcriptionPointer: (userId: number, id: number) => key(`USER#${userId}`, `RECORD#${padId(id)}`),
+  clientRecord: (userId: number, clientRecordId: string) => key(`USER#${userId}`, `CLIENTREC#${clientRecordId}`),
   usageTotal: (userId: number) => key(`USER#${userId}`, 'USAGE#TOTAL'),
   usageDay: (userId: number, utcDate: string) => key(`USER#${userId}`, `USAGE#DAY#${utcDate}`),
   event: (userId: number, eventType: string, createdAtMs: string, id: number) =>

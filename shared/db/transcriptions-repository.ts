@@ -5,23 +5,26 @@ import type { Database } from './client';
 import { keys, sortKeyPrefix } from './keys';
 import { decodeCursor, encodeCursor, keyOf, queryPage, queryRange, sortKeyRange } from './pagination';
 import type { ListShape, Page, PageRequest } from './pagination';
-import { PARTITION_KEY, SORT_KEY } from './table';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
 import { usageChange, usageMove } from './usage-repository';
 import type * as z from 'zod/mini';
-import type { transcriptionRecordSchema } from '../api/schemas';
+import type { recordTombstoneSchema, transcriptionRecordSchema } from '../api/schemas';
 
 /**
  * A record as the API answers it (seed 2.3; `startedAt`: when the recording began, `createdAt`
- * unless the app said otherwise). `publicRecord` copies exactly these fields.
+ * unless the app said otherwise; `clientRecordId` and `revision` for sync, docs/sync.md).
+ * `publicRecord` copies exactly these fields.
  */
 export type TranscriptionRecord = z.output<typeof transcriptionRecordSchema>;
 
-/** A record as stored: where it sorts and which revision it is, for conditional edits. */
+/** What is left of a deleted record, as the API answers it. */
+export type RecordTombstone = z.output<typeof recordTombstoneSchema>;
+
+/** A record as stored: where it sorts, which day its usage counts on. */
 export interface StoredRecord extends TranscriptionRecord {
   createdAtMs: string;
-  revision: number;
   /**
    * The calendar date its usage is counted on: the day of `startedAt` in the account's time zone
    * when it was saved (or its start last moved). Edits and deletes change that day's usage, so a
@@ -33,6 +36,13 @@ export interface StoredRecord extends TranscriptionRecord {
 
 /** Thrown when a record changed (or went) between reading it and writing it. */
 export class StaleRecord extends Error {}
+
+/** Thrown when a create's `clientRecordId` is taken: `marker` is its item, as it was. */
+export class ClientRecordIdTaken extends Error {
+  constructor(readonly marker: Record<string, unknown>) {
+    super('clientRecordId taken');
+  }
+}
 
 export const TRANSCRIPTION_LIST: ListShape = {
   prefix: sortKeyPrefix.transcription,
@@ -56,12 +66,22 @@ export const publicRecord = (record: TranscriptionRecord): TranscriptionRecord =
   createdAt: record.createdAt,
   // Absent until the record is first edited.
   updatedAt: record.updatedAt ?? null,
+  // Absent on records saved before apps could name them.
+  clientRecordId: record.clientRecordId ?? null,
+  revision: record.revision,
 });
 
+/**
+ * A stored record item (or a feed entry's copy of one) as the API answers it. Items count edits
+ * in `revision` (0 on create, as they did before revisions were answered), so the API's revision
+ * (1 on create) is one more, for records old and new alike.
+ */
+export const recordOfItem = (item: Record<string, unknown>): TranscriptionRecord =>
+  publicRecord({ ...(item as unknown as TranscriptionRecord), revision: Number(item.revision ?? 0) + 1 });
+
 const toStored = (item: Record<string, unknown>): StoredRecord => ({
-  ...publicRecord(item as unknown as TranscriptionRecord),
+  ...recordOfItem(item),
   createdAtMs: String(item.createdAtMs),
-  revision: Number(item.revision),
   ...(typeof item.usageDate === 'string' ? { usageDate: item.usageDate } : {}),
 });
 
@@ -69,14 +89,29 @@ export const usageDay = (record: StoredRecord) => record.usageDate ?? record.cre
 
 const recordKey = (record: StoredRecord) => keys.transcription(record.userId, record.createdAtMs, record.transcriptionRecordId);
 
-const recordItem = (record: StoredRecord) => ({ ...recordKey(record), ...record });
+/** The record's item (see recordOfItem for its `revision`). */
+const recordItem = (record: StoredRecord) => ({ ...recordKey(record), ...record, revision: record.revision - 1 });
+
+/** What a create with a `clientRecordId` leaves: the record it made, and the digest of its body. */
+export interface ClientRecordClaim {
+  requestHash: string;
+  /** Epoch seconds: a marker whose tombstone expired (lazily removed by TTL) is free again. */
+  now: number;
+}
 
 /**
- * Saves a new record with its id pointer and its usage, in one transaction with the account
- * check and `alongside` (an idempotency claim). Records sort by creation time in the table, so a
- * read by id goes through the pointer `RECORD#<id>`, which holds the record's sort key.
+ * Saves a new record with its id pointer and its usage, in one transaction with the account check and `alongside` (an idempotency
+ * claim); with a `clientRecordId`, also its marker, claimed only if no record or tombstone holds
+ * it. Records sort by creation time in the table, so a read by id goes through the pointer
+ * `RECORD#<id>`, which holds the record's sort key.
  */
-export async function insertRecord(db: Database, account: AccountRef, record: StoredRecord, alongside: GuardedWrite[]): Promise<void> {
+export async function insertRecord(
+  db: Database,
+  account: AccountRef,
+  record: StoredRecord,
+  alongside: GuardedWrite[],
+  claim?: ClientRecordClaim,
+): Promise<void> {
   await writeAtomically(
     db,
     [
@@ -101,18 +136,46 @@ export async function insertRecord(db: Database, account: AccountRef, record: St
           },
         },
       },
+      ...(record.clientRecordId !== null && claim
+        ? [
+            {
+              item: {
+                Put: {
+                  TableName: db.tableName,
+                  Item: { ...keys.clientRecord(record.userId, record.clientRecordId), transcriptionRecordId: record.transcriptionRecordId, requestHash: claim.requestHash },
+                  // Taken while its record or tombstone lives; TTL removes a marker lazily, so an expired one counts as free.
+                  ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :now',
+                  ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+                  ExpressionAttributeValues: { ':now': claim.now },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+                },
+              },
+              onConditionFailed: (old: Record<string, unknown> | undefined) => new ClientRecordIdTaken(old ?? {}),
+            },
+          ]
+        : []),
       ...usageChange(db, record.userId, usageDay(record), record.durationSeconds),
     ],
     USER_WRITE_RETRY,
   );
 }
 
-/** A record of this user by id; another user's id is simply not in this partition. */
-export async function findRecord(db: Database, userId: number, id: number): Promise<StoredRecord | undefined> {
+/** A record of this user by id, or its tombstone; another user's id is simply not in this partition. */
+export type FoundRecord = { record: StoredRecord } | { tombstone: RecordTombstone };
+
+const tombstoneOf = (item: Record<string, unknown>): RecordTombstone => ({
+  transcriptionRecordId: Number(item.transcriptionRecordId),
+  clientRecordId: typeof item.clientRecordId === 'string' ? item.clientRecordId : null,
+  revision: Number(item.revision),
+  deletedAt: String(item.deletedAt),
+});
+
+export async function findRecord(db: Database, userId: number, id: number): Promise<FoundRecord | undefined> {
   const pointer = await db.client.send(
     new GetCommand({ TableName: db.tableName, Key: keys.transcriptionPointer(userId, id), ConsistentRead: true }),
   );
   if (!pointer.Item) return undefined;
+  if (pointer.Item.deletedAt !== undefined) return { tombstone: tombstoneOf(pointer.Item) };
   const result = await db.client.send(
     new GetCommand({
       TableName: db.tableName,
@@ -120,34 +183,48 @@ export async function findRecord(db: Database, userId: number, id: number): Prom
       ConsistentRead: true,
     }),
   );
-  return result.Item ? toStored(result.Item) : undefined;
+  return result.Item ? { record: toStored(result.Item) } : undefined;
 }
 
 /** Conditioned on the revision that was read, so the usage delta is computed from what is replaced. */
 const unchangedSince = (db: Database, current: StoredRecord) => ({
   TableName: db.tableName,
   ConditionExpression: 'revision = :revision',
-  ExpressionAttributeValues: { ':revision': current.revision },
+  ExpressionAttributeValues: { ':revision': current.revision - 1 },
 });
 
-/** Replaces a record with its edited version; its usage follows a changed duration or day. */
-export async function replaceRecord(db: Database, account: AccountRef, current: StoredRecord, next: StoredRecord): Promise<void> {
+/** Replaces a record with its edited version, its next revision; its usage follows a changed duration or day. */
+export async function replaceRecord(db: Database, account: AccountRef, current: StoredRecord, next: StoredRecord): Promise<StoredRecord> {
+  const stored: StoredRecord = { ...next, revision: current.revision + 1 };
   await writeAtomically(
     db,
     [
       accountIsCurrent(db, account),
       {
-        item: { Put: { ...unchangedSince(db, current), Item: recordItem({ ...next, revision: current.revision + 1 }) } },
+        item: { Put: { ...unchangedSince(db, current), Item: recordItem(stored) } },
         onConditionFailed: () => new StaleRecord(),
       },
       ...usageMove(db, current.userId, { date: usageDay(current), seconds: current.durationSeconds }, { date: usageDay(next), seconds: next.durationSeconds }),
     ],
     USER_WRITE_RETRY,
   );
+  return stored;
 }
 
-/** Deletes a record and its pointer and takes its duration off the usage of its day. */
-export async function deleteRecord(db: Database, account: AccountRef, current: StoredRecord): Promise<void> {
+/**
+ * Deletes a record and takes its duration off the usage of its day. What is left is its
+ * tombstone, without content, until `expiresAt` (epoch seconds; TTL removes it lazily): in its
+ * pointer, so a change made with If-Match answers 410; and in its `clientRecordId` marker, so a
+ * late create answers 410 instead of bringing the record back.
+ */
+export async function deleteRecord(db: Database, account: AccountRef, current: StoredRecord, deletedAt: string, expiresAt: number): Promise<RecordTombstone> {
+  const tombstone: RecordTombstone = {
+    transcriptionRecordId: current.transcriptionRecordId,
+    clientRecordId: current.clientRecordId,
+    revision: current.revision + 1,
+    deletedAt,
+  };
+  const remains = { ...tombstone, [TTL_ATTRIBUTE]: expiresAt };
   await writeAtomically(
     db,
     [
@@ -156,21 +233,37 @@ export async function deleteRecord(db: Database, account: AccountRef, current: S
         item: { Delete: { ...unchangedSince(db, current), Key: recordKey(current) } },
         onConditionFailed: () => new StaleRecord(),
       },
-      {
-        item: {
-          Delete: { TableName: db.tableName, Key: keys.transcriptionPointer(current.userId, current.transcriptionRecordId) },
-        },
-      },
+      { item: { Put: { TableName: db.tableName, Item: { ...keys.transcriptionPointer(current.userId, current.transcriptionRecordId), ...remains } } } },
+      ...(current.clientRecordId === null
+        ? []
+        : [
+            {
+              item: {
+                Update: {
+                  TableName: db.tableName,
+                  Key: keys.clientRecord(current.userId, current.clientRecordId),
+                  UpdateExpression: 'SET deletedAt = :deletedAt, revision = :revision, #ttl = :ttl',
+                  ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+                  ExpressionAttributeValues: { ':deletedAt': deletedAt, ':revision': tombstone.revision, ':ttl': expiresAt },
+                },
+              },
+            },
+          ]),
       ...usageChange(db, current.userId, usageDay(current), -current.durationSeconds),
     ],
     USER_WRITE_RETRY,
   );
+  return tombstone;
 }
+
+/** The tombstone a `clientRecordId` marker holds once its record was deleted. */
+export const markerTombstone = (marker: Record<string, unknown>, clientRecordId: string): RecordTombstone | undefined =>
+  marker.deletedAt === undefined ? undefined : { ...tombstoneOf(marker), clientRecordId };
 
 /** The user's records, newest first. */
 export async function listRecords(db: Database, userId: number, page: PageRequest): Promise<Page<TranscriptionRecord>> {
   const result = await queryPage(db, keys.userPartition(userId), TRANSCRIPTION_LIST, page);
-  return { ...result, items: result.items.map((item) => publicRecord(item as unknown as TranscriptionRecord)) };
+  return { ...result, items: result.items.map(recordOfItem) };
 }
 
 /**
@@ -201,7 +294,7 @@ export async function readRecordBatch(db: Database, userId: number, page: Pick<P
   const result = await queryRange(db, partition, RECORD_RANGE, { newestFirst: true, limit: SEARCH_READ_ITEMS, ...(startKey ? { start: startKey } : {}) });
   const records = (result.Items ?? []).map((item) => ({
     key: keyOf(item, TRANSCRIPTION_LIST),
-    record: publicRecord(item as unknown as TranscriptionRecord),
+    record: recordOfItem(item),
   }));
   return result.LastEvaluatedKey ? { records, lastKey: keyOf(result.LastEvaluatedKey, TRANSCRIPTION_LIST) } : { records };
 }

@@ -21,6 +21,15 @@ export interface UserRecord {
   updatedAt: string;
 }
 
+/**
+ * What the profile item holds beyond the account itself and can be read with it: the account's
+ * record change sequence, the number of its last record change (docs/sync.md; absent before the
+ * first).
+ */
+export interface ProfileAttributes extends UserRecord {
+  changeSeq: number | null;
+}
+
 const USER_FIELDS = ['userId', 'email', 'phone', 'passwordHash', 'tokenVersion', 'timeZone', 'locale', 'createdAt', 'updatedAt'] as const;
 
 const toUser = (item: Record<string, unknown>): UserRecord =>
@@ -74,11 +83,11 @@ export const profileHonours = (profile: Record<string, unknown> | undefined, tok
  * still lives (undefined otherwise): one read that projects just what it needs, whatever the
  * number of sessions.
  */
-export async function readProfileForToken<F extends keyof UserRecord>(
+export async function readProfileForToken<F extends keyof ProfileAttributes>(
   db: Database,
   token: TokenSubject,
   fields: readonly F[],
-): Promise<Pick<UserRecord, F> | undefined> {
+): Promise<Pick<ProfileAttributes, F> | undefined> {
   const names: Record<string, string> = { '#version': 'tokenVersion' };
   fields.forEach((field, index) => (names[`#f${index}`] = field));
   if (token.sessionId !== undefined) names['#session'] = sessionMarker(token.sessionId);
@@ -92,7 +101,7 @@ export async function readProfileForToken<F extends keyof UserRecord>(
     }),
   );
   if (!profileHonours(result.Item, token)) return undefined;
-  return Object.fromEntries(fields.map((field) => [field, result.Item![field] ?? null])) as Pick<UserRecord, F>;
+  return Object.fromEntries(fields.map((field) => [field, result.Item![field] ?? null])) as Pick<ProfileAttributes, F>;
 }
 
 /** Whether the token's account exists with its version and the token's session still lives. */

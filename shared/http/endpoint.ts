@@ -57,7 +57,7 @@ export interface RunInput<B, Q, P, R> extends EndpointInput<B, Q, P> {
 }
 
 /** Request headers an operation reads, beyond Authorization and Content-Type. */
-export type DocumentedHeader = 'Idempotency-Key' | 'Accept-Language';
+export type DocumentedHeader = 'Idempotency-Key' | 'Accept-Language' | 'If-Match';
 /** Idempotency-Key is documented for the endpoints with an `idempotency`, and only for them. */
 type DeclaredHeader = Exclude<DocumentedHeader, 'Idempotency-Key'>;
 
@@ -91,6 +91,11 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
   docs: EndpointDocs;
   /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/middlewares/idempotency.ts. */
   idempotency?: Idempotency;
+  /**
+   * The answer is one record with a `revision`: it carries `ETag: "<revision>"` (also when it is
+   * a replay of a stored answer), which `If-Match` sends back (docs/sync.md).
+   */
+  etag?: boolean;
   run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<T>>;
 }
 
@@ -149,7 +154,7 @@ export function endpoint<
     const handler = middy<APIGatewayProxyEvent, unknown, Error, Invocation>(base)
       .use(requestLog(app, name))
       .use(errorMapping(app, name))
-      .use(response({ config: app.config }));
+      .use(response({ config: app.config, etag: definition.etag === true }));
     if (definition.body) handler.use(jsonBody({ optional: definition.bodyOptional }));
     handler.use(validation(definition as RequestSchemas)).use(caller({ bearer: route.auth === 'bearer', clock: app.clock }));
     if (definition.idempotency) handler.use(definition.idempotency(app));

@@ -1,4 +1,4 @@
-import { RetryLaterError, ValidationError, declarationOf } from '../errors';
+import { ErrorWithState, RetryLaterError, ValidationError, declarationOf } from '../errors';
 
 /** The contract's `{code, message}` body, with the optional fields of contract section 2. */
 export interface ErrorBody {
@@ -8,6 +8,9 @@ export interface ErrorBody {
   details?: { path: string; message: string }[];
   retryAfterSeconds?: number;
   requestId?: string;
+  /** RECORD_CHANGED: the record as it is now; RECORD_DELETED: its tombstone. */
+  current?: unknown;
+  tombstone?: unknown;
 }
 
 export interface ErrorResponse {
@@ -39,6 +42,7 @@ export function errorResponse(error: unknown, requestId: string | undefined): Er
   const body: ErrorBody = { code: mapped.code, message: (error as Error).message, error: declaration.code };
   const headers: Record<string, string> = {};
   if (error instanceof ValidationError && error.details.length > 0) body.details = error.details;
+  if (error instanceof ErrorWithState) Object.assign(body, error.answer);
   if (error instanceof RetryLaterError) {
     body.retryAfterSeconds = error.retryAfterSeconds;
     headers['Retry-After'] = String(error.retryAfterSeconds);

@@ -12,8 +12,8 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export const CORS_ALLOWED_HEADERS = 'Authorization,Content-Type,Accept-Language,Idempotency-Key';
-export const CORS_EXPOSED_HEADERS = 'X-Next-Cursor,Link,Retry-After,Idempotent-Replayed';
+export const CORS_ALLOWED_HEADERS = 'Authorization,Content-Type,Accept-Language,Idempotency-Key,If-Match';
+export const CORS_EXPOSED_HEADERS = 'X-Next-Cursor,Link,Retry-After,Idempotent-Replayed,ETag';
 
 /** True when the setting allows every origin (`CORS_ORIGINS=*`). */
 export const anyOrigin = (allowedOrigins: readonly string[]) => allowedOrigins[0] === '*';

@@ -32,7 +32,24 @@ const fields = {
   ),
 };
 
-export const newTranscriptionBody = z.object(fields);
+/** A UUID in canonical lower-case form, as `crypto.randomUUID()` makes them. */
+export const CLIENT_RECORD_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const newTranscriptionBody = z.object({
+  ...fields,
+  // Unique in the account while the record or its tombstone exists: a repeat of the create answers the record (docs/sync.md).
+  clientRecordId: z.optional(
+    z.string().check(
+      z.regex(CLIENT_RECORD_ID_PATTERN, 'must be a UUID in canonical lower-case form, like 6f1c2a9e-5b7d-4c1e-9f0a-6d2b8e4c7a15'),
+      z.meta({
+        format: 'uuid',
+        description:
+          'An id of the app’s choice (a UUID, lower case) that makes the create safe to repeat for as long as the record or its tombstone exists: the same id with the same body answers the record (200, `Idempotent-Replayed: true`) and writes nothing; with another body 409 `CLIENT_RECORD_ID_REUSED`; once the record is deleted 410 `RECORD_DELETED`',
+        examples: ['6f1c2a9e-5b7d-4c1e-9f0a-6d2b8e4c7a15'],
+      }),
+    ),
+  ),
+});
 export type NewTranscription = z.output<typeof newTranscriptionBody>;
 
 /** PATCH: any of the five fields, at least one. */

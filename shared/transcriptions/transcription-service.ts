@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import { assertAccountCurrent, readForAccount, readWithProfile } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { allocateId } from '../db/id-allocator';
 import { bindingOf } from '../db/pagination';
 import type { Page, PageRequest } from '../db/pagination';
 import {
+  ClientRecordIdTaken,
   deleteRecord,
   findRecord,
   insertRecord,
   listRecords,
+  markerTombstone,
   pageOfBatch,
   publicRecord,
   readRecordBatch,
@@ -16,13 +19,21 @@ import {
   usageDay,
 } from '../db/transcriptions-repository';
 import { readProfileForToken } from '../db/users-repository';
-import type { StoredRecord, TranscriptionRecord } from '../db/transcriptions-repository';
+import type { RecordTombstone, StoredRecord, TranscriptionRecord } from '../db/transcriptions-repository';
 import { readUsage } from '../db/usage-repository';
 import type { Usage } from '../db/usage-repository';
-import { NotFoundError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
+import {
+  ClientRecordIdReusedError,
+  NotFoundError,
+  RecordChangedError,
+  RecordDeletedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  ValidationError,
+} from '../errors';
 import { codePointLength } from '../fields';
 import type { Remember } from '../db/transactions';
-import { isoSeconds, utcDate } from '../ports/clock';
+import { epochSeconds, isoSeconds, utcDate } from '../ports/clock';
 import { addDays, localDate } from '../time-zones';
 import type { ServiceContext } from '../service-context';
 import type { NewTranscription, TranscriptionPatch } from './schemas';
@@ -55,13 +66,31 @@ async function timeZoneOf(ctx: ServiceContext, account: AccountRef): Promise<str
   return profile.timeZone;
 }
 
-/** Saves a record (seed 4.9): `textLength` in code points, `updatedAt` null. */
+/** A saved record, and whether it was saved before (the same `clientRecordId` and body): nothing was written then. */
+export interface Saved {
+  record: TranscriptionRecord;
+  replayed: boolean;
+}
+
+/** The digest of what a create asks for, without its `clientRecordId`: a repeat must ask for the same. */
+const bodyDigest = (input: NewTranscription) =>
+  createHash('sha256')
+    .update(JSON.stringify([input.recordTitle, input.text, input.language, input.durationSeconds, input.startedAt ?? null]))
+    .digest('base64url');
+
+const deleted = (tombstone: RecordTombstone) => new RecordDeletedError('The transcription record was deleted.', { tombstone });
+
+/**
+ * Saves a record (seed 4.9): `textLength` in code points, `updatedAt` null, revision 1. With a `clientRecordId` that already names a record (for as long
+ * as the record or its tombstone exists, not 24 hours): the same body answers that record and
+ * writes nothing (`replayed`), another body is 409, a deleted record 410 with its tombstone.
+ */
 export async function save(
   ctx: ServiceContext,
   account: AccountRef,
   input: NewTranscription,
   remember: Remember<TranscriptionRecord> = () => [],
-): Promise<TranscriptionRecord> {
+): Promise<Saved> {
   const now = ctx.clock.now();
   const startedAt = input.startedAt === undefined ? isoSeconds(now) : startedAtOf(ctx, input.startedAt);
   const [transcriptionRecordId, timeZone] = await Promise.all([allocateId(ctx.db, 'transcription'), timeZoneOf(ctx, account)]);
@@ -76,24 +105,42 @@ export async function save(
     startedAt,
     createdAt: isoSeconds(now),
     updatedAt: null,
+    clientRecordId: input.clientRecordId ?? null,
+    revision: 1,
     createdAtMs: now.toISOString(),
-    revision: 0,
     usageDate: localDate(new Date(startedAt), timeZone),
   };
   const response = publicRecord(record);
-  await insertRecord(ctx.db, account, record, remember(response));
+  const requestHash = input.clientRecordId === undefined ? undefined : bodyDigest(input);
+  const claim = requestHash === undefined ? undefined : { requestHash, now: epochSeconds(now) };
+  try {
+    await insertRecord(ctx.db, account, record, remember(response), claim);
+  } catch (error) {
+    if (!(error instanceof ClientRecordIdTaken)) throw error;
+    return { record: await savedBefore(ctx, account, input.clientRecordId!, requestHash!, error.marker), replayed: true };
+  }
   ctx.metrics.count('RecordsSaved');
-  return response;
+  return { record: response, replayed: false };
 }
 
-async function findOwn(ctx: ServiceContext, account: AccountRef, id: number): Promise<StoredRecord> {
-  const record = await findRecord(ctx.db, account.userId, id);
-  if (!record) throw notFound();
-  return record;
+/** The record a `clientRecordId` already names, if the create asked for the same; otherwise why not. */
+async function savedBefore(ctx: ServiceContext, account: AccountRef, clientRecordId: string, requestHash: string, marker: Record<string, unknown>): Promise<TranscriptionRecord> {
+  const tombstone = markerTombstone(marker, clientRecordId);
+  if (tombstone) throw deleted(tombstone);
+  if (marker.requestHash !== requestHash) {
+    throw new ClientRecordIdReusedError('This clientRecordId already names a record created with a different body.');
+  }
+  // A replay writes nothing, so no transaction checks the account: a read's rule applies.
+  const found = await readForAccount(ctx.db, account, () => findRecord(ctx.db, account.userId, Number(marker.transcriptionRecordId)));
+  if (!found) throw notFound();
+  if ('tombstone' in found) throw deleted(found.tombstone);
+  return publicRecord(found.record);
 }
 
 export async function get(ctx: ServiceContext, account: AccountRef, id: number): Promise<TranscriptionRecord> {
-  return publicRecord(await readForAccount(ctx.db, account, () => findOwn(ctx, account, id)));
+  const found = await readForAccount(ctx.db, account, () => findRecord(ctx.db, account.userId, id));
+  if (!found || 'tombstone' in found) throw notFound();
+  return publicRecord(found.record);
 }
 
 /**
@@ -105,14 +152,28 @@ const MAX_CHANGE_ROUNDS = 10;
 /**
  * Read, change, write conditioned on the revision read: a concurrent edit or delete makes the
  * write fail and the change is made again on what is there now (or answers 404 if it is gone).
+ * With `expected` (If-Match), the record must be at that revision (else 412 with the record as it
+ * is) and not deleted (else 410 with its tombstone); without it the last writer wins (seed
+ * clients), and a deleted record is 404 as before.
  */
-async function changeRecord<R>(ctx: ServiceContext, account: AccountRef, id: number, write: (current: StoredRecord) => Promise<R>): Promise<R> {
+async function changeRecord<R>(
+  ctx: ServiceContext,
+  account: AccountRef,
+  id: number,
+  expected: number | undefined,
+  write: (current: StoredRecord) => Promise<R>,
+): Promise<R> {
   for (let round = 0; round < MAX_CHANGE_ROUNDS; round++) {
-    const current = await findRecord(ctx.db, account.userId, id);
-    if (!current) {
+    const found = await findRecord(ctx.db, account.userId, id);
+    if (!found) {
       // A deleted account's partition is empty: its token gets 401, not 404.
       await assertAccountCurrent(ctx.db, account);
       throw notFound();
+    }
+    if ('tombstone' in found) throw expected === undefined ? notFound() : deleted(found.tombstone);
+    const current = found.record;
+    if (expected !== undefined && current.revision !== expected) {
+      throw new RecordChangedError(`The transcription record is at revision ${current.revision}, not ${expected}.`, { current: publicRecord(current) });
     }
     try {
       return await write(current);
@@ -124,13 +185,14 @@ async function changeRecord<R>(ctx: ServiceContext, account: AccountRef, id: num
 }
 
 /**
- * Edits a record; `updatedAt` is set, and usage follows a changed duration (on the day it was
- * counted) or a changed start (to that start's day in the account's time zone now).
+ * Edits a record; `updatedAt` is set, the revision goes up by one, and usage follows a changed
+ * duration (on the day it was counted) or a changed start (to that start's day in the account's
+ * time zone now).
  */
-export async function edit(ctx: ServiceContext, account: AccountRef, id: number, patch: TranscriptionPatch): Promise<TranscriptionRecord> {
+export async function edit(ctx: ServiceContext, account: AccountRef, id: number, patch: TranscriptionPatch, expected?: number): Promise<TranscriptionRecord> {
   const startedAt = patch.startedAt === undefined ? undefined : startedAtOf(ctx, patch.startedAt);
   const timeZone = startedAt === undefined ? undefined : await timeZoneOf(ctx, account);
-  const updated = await changeRecord(ctx, account, id, async (current) => {
+  const updated = await changeRecord(ctx, account, id, expected, async (current) => {
     const text = patch.text ?? current.text;
     const moved = startedAt !== undefined && startedAt !== current.startedAt;
     const next: StoredRecord = {
@@ -144,15 +206,20 @@ export async function edit(ctx: ServiceContext, account: AccountRef, id: number,
       updatedAt: isoSeconds(ctx.clock.now()),
       usageDate: moved ? localDate(new Date(startedAt), timeZone ?? null) : usageDay(current),
     };
-    await replaceRecord(ctx.db, account, current, next);
-    return next;
+    return replaceRecord(ctx.db, account, current, next);
   });
   return publicRecord(updated);
 }
 
-/** Deletes a record; its duration leaves the usage of the day it was created on. */
-export async function remove(ctx: ServiceContext, account: AccountRef, id: number): Promise<void> {
-  await changeRecord(ctx, account, id, (current) => deleteRecord(ctx.db, account, current));
+/**
+ * Deletes a record; its duration leaves the usage of the day it was counted on, and its tombstone
+ * stays RECORD_TOMBSTONE_RETENTION_SECONDS (docs/sync.md).
+ */
+export async function remove(ctx: ServiceContext, account: AccountRef, id: number, expected?: number): Promise<void> {
+  await changeRecord(ctx, account, id, expected, (current) => {
+    const now = ctx.clock.now();
+    return deleteRecord(ctx.db, account, current, isoSeconds(now), epochSeconds(now) + ctx.config.RECORD_TOMBSTONE_RETENTION_SECONDS);
+  });
 }
 
 /** The caller's records, newest first, full records (seed 2.3). */

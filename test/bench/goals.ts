@@ -51,8 +51,9 @@ export const GOALS = {
 export const DATA_CEILINGS: Record<string, number> = {
   'shared/identity/common-passwords.json': 95 * KB,
   'node_modules/libphonenumber-js/metadata.min.json.js': 85 * KB,
-  // 15 KB until the passkey routes (issue 30) joined search and export: seven operations and four schemas more.
-  'shared/http/openapi-document-data.ts': 18 * KB,
+  // 15 KB until the passkey routes (issue 30) joined search and export: seven operations and four schemas more;
+  // 18 KB until records synced (issue 36): If-Match, ETag, the tombstone, the change feed and its schemas.
+  'shared/http/openapi-document-data.ts': 22 * KB,
 };
 
 export const isData = (input: string): boolean => input in DATA_CEILINGS;

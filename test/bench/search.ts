@@ -165,6 +165,8 @@ function recordsOf(userId: number, count: number): { records: StoredRecord[]; hi
       createdAt: startedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
       updatedAt: null,
       createdAtMs: new Date(startedAtMs).toISOString(),
+      clientRecordId: null,
+      // Written as the item itself, which counts edits (the API answers revision 1).
       revision: 0,
       usageDate: startedAt.toISOString().slice(0, 10),
     });

@@ -307,6 +307,26 @@ describe('transcriptions', () => {
     expect((await call('DELETE', `/api/transcriptions/${id}`)).status).toBe(401);
     expect((await call('DELETE', `/api/transcriptions/${id}`, { token: alice.token })).status).toBe(200);
   });
+
+  it('sync (docs/sync.md): a clientRecordId repeated, reused and deleted, If-Match met, stale and on a tombstone: 200, 400, 409, 410, 412', async () => {
+    const clientRecordId = '0b8c7e52-3f61-4d0a-9e2b-6c4f1a7d9e30';
+    const record = { recordTitle: 'Offline note', text: 'Saved on the train.', language: 'en-US', durationSeconds: 30, clientRecordId };
+    const created = await call('POST', '/api/transcriptions', { token: alice.token, body: record });
+    expect(created.headers.get('ETag')).toBe('"1"');
+    const repeated = await call('POST', '/api/transcriptions', { token: alice.token, body: record });
+    expect(repeated.headers.get('Idempotent-Replayed')).toBe('true');
+    expect((await call('POST', '/api/transcriptions', { token: alice.token, body: { ...record, text: 'Other.' } })).status).toBe(409);
+    const id = created.body.transcriptionRecordId as number;
+    const ifMatch = (revision: string) => ({ 'If-Match': revision });
+    expect((await call('PATCH', `/api/transcriptions/${id}`, { token: alice.token, body: { recordTitle: 'Renamed' }, headers: ifMatch('"1"') })).status).toBe(200);
+    expect((await call('PATCH', `/api/transcriptions/${id}`, { token: alice.token, body: { recordTitle: 'Stale' }, headers: ifMatch('"1"') })).status).toBe(412);
+    expect((await call('PATCH', `/api/transcriptions/${id}`, { token: alice.token, body: { recordTitle: 'Bad' }, headers: ifMatch('2') })).status).toBe(400);
+    expect((await call('DELETE', `/api/transcriptions/${id}`, { token: alice.token, headers: ifMatch('"1"') })).status).toBe(412);
+    expect((await call('DELETE', `/api/transcriptions/${id}`, { token: alice.token, headers: ifMatch('"2"') })).status).toBe(200);
+    expect((await call('DELETE', `/api/transcriptions/${id}`, { token: alice.token, headers: ifMatch('"2"') })).status).toBe(410);
+    expect((await call('PATCH', `/api/transcriptions/${id}`, { token: alice.token, body: { recordTitle: 'Late' }, headers: ifMatch('"2"') })).status).toBe(410);
+    expect((await call('POST', '/api/transcriptions', { token: alice.token, body: record })).status).toBe(410);
+  });
 });
 
 describe('behavior', () => {

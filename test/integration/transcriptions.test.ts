@@ -30,7 +30,10 @@ describe('POST /api/transcriptions', () => {
       startedAt: response.body.createdAt,
       createdAt: expect.stringMatching(ISO_SECONDS),
       updatedAt: null,
+      clientRecordId: null,
+      revision: 1,
     });
+    expect(response.headers.get('etag')).toBe('"1"');
     expect(Number.isSafeInteger(response.body.transcriptionRecordId) && response.body.transcriptionRecordId > 0).toBe(true);
   });
 
@@ -181,7 +184,8 @@ describe('PATCH /api/transcriptions/{id}', () => {
       body: { text: '你好', recordTitle: 'Renamed' },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ...saved, text: '你好', recordTitle: 'Renamed', textLength: 2, updatedAt: expect.stringMatching(ISO_SECONDS) });
+    expect(response.body).toEqual({ ...saved, text: '你好', recordTitle: 'Renamed', textLength: 2, updatedAt: expect.stringMatching(ISO_SECONDS), revision: 2 });
+    expect(response.headers.get('etag')).toBe('"2"');
     expect(response.body.updatedAt > saved.createdAt).toBe(true);
     const read = await api.request('GET', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: alice.token });
     expect(read.body).toEqual(response.body);

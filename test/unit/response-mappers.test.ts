@@ -1,8 +1,7 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { database } from '../../shared/db/client';
-import { publicRecord } from '../../shared/db/transcriptions-repository';
-import type { StoredRecord } from '../../shared/db/transcriptions-repository';
+import { recordOfItem } from '../../shared/db/transcriptions-repository';
 import type { ProxyHandler } from '../../shared/http/endpoint';
 import { publicUser } from '../../shared/identity/account-service';
 import { routeId, routes } from '../../shared/routes';
@@ -66,7 +65,7 @@ describe('response mappers', () => {
     expect(Object.keys(publicUser(stored as never))).toEqual(USER_FIELDS);
   });
 
-  it('publicRecord leaves a stored record’s keys and bookkeeping out, and fills what older records lack', () => {
+  it('recordOfItem leaves a stored record’s keys and bookkeeping out, fills what older records lack, and answers its revision (edits + 1)', () => {
     const record = {
       PK: 'USER#7',
       SK: 'TRX#2026-01-29T10:30:00.123Z#0000000000000003',
@@ -81,8 +80,9 @@ describe('response mappers', () => {
       createdAtMs: '2026-01-29T10:30:00.123Z',
       revision: 4,
       usageDate: '2026-01-29',
+      changeSeq: 12,
     };
-    expect(publicRecord(record as unknown as StoredRecord)).toEqual({
+    expect(recordOfItem(record)).toEqual({
       transcriptionRecordId: 3,
       userId: 7,
       recordTitle: 'Standup',
@@ -93,6 +93,8 @@ describe('response mappers', () => {
       startedAt: '2026-01-29T10:30:00Z',
       createdAt: '2026-01-29T10:30:00Z',
       updatedAt: null,
+      clientRecordId: null,
+      revision: 5,
     });
   });
 

@@ -528,7 +528,9 @@ export interface paths {
         put?: never;
         /**
          * Save a transcription record
-         * @description Checked beyond the schema (400 `VALIDATION_FAILED`): `startedAt` must be a real moment (no leap second), at most 5 minutes ahead of the server's clock and at most 366 days back.
+         * @description Answers the record with `revision` 1 and its `ETag`. With a `clientRecordId` the create can be repeated safely for as long as the record or its tombstone exists (docs/sync.md): the same body answers the stored record with `Idempotent-Replayed: true`, writes nothing and counts usage once.
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `startedAt` must be a real moment (no leap second), at most 5 minutes ahead of the server's clock and at most 366 days back.
          */
         post: operations["transcriptionsCreate"];
         delete?: never;
@@ -570,14 +572,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a transcription record
-         * @description Its duration leaves the usage of the day it was created on.
+         * @description Its duration leaves the usage of the day it was counted on; its tombstone stays in the change feed (docs/sync.md). With `If-Match: "<revision>"` only that revision is deleted: 412 `RECORD_CHANGED` (with `current`) when the record changed since, 410 `RECORD_DELETED` when it is already deleted; without it the last writer wins and a deleted record is 404.
          */
         delete: operations["transcriptionsDelete"];
         options?: never;
         head?: never;
         /**
          * Edit a transcription record
-         * @description Any of the five fields, at least one; sets `updatedAt`. Usage follows a changed duration.
+         * @description Any of the five fields, at least one; sets `updatedAt` and raises `revision` by one. Usage follows a changed duration. With `If-Match: "<revision>"` the edit is made only on that revision: 412 `RECORD_CHANGED` (with `current`) when the record changed since, 410 `RECORD_DELETED` when it was deleted; without it the last writer wins.
          *
          *     Checked beyond the schema (400 `VALIDATION_FAILED`): `startedAt` must be a real moment (no leap second), at most 5 minutes ahead of the server's clock and at most 366 days back.
          */
@@ -862,6 +864,10 @@ export interface components {
             retryAfterSeconds?: number;
             /** @description On 5xx answers from a function: quote it when reporting a problem */
             requestId?: string;
+            /** @description RECORD_CHANGED: the record as it is now */
+            current?: components["schemas"]["TranscriptionRecord"];
+            /** @description RECORD_DELETED: what is left of the deleted record */
+            tombstone?: components["schemas"]["RecordTombstone"];
         };
         /** @description One page (at most 1 MB of JSON) of everything the service holds about the person that the API shows them; no hash, token material or internal key. */
         ExportPage: {
@@ -908,6 +914,9 @@ export interface components {
              */
             createdAt: string;
             updatedAt: string | null;
+            clientRecordId: string | null;
+            /** @description 1 on create, one more on every change; send it back as `If-Match: "<revision>"` */
+            revision: number;
             /** @description Only with `q`: where the record matched */
             match?: {
                 /**
@@ -1021,6 +1030,20 @@ export interface components {
             refreshToken?: string;
             expiresIn?: number;
         };
+        /** @description A deleted record: its ids, the revision of the deletion and when it happened; never its content. */
+        RecordTombstone: {
+            /** @description The record that was deleted */
+            transcriptionRecordId: number;
+            clientRecordId: string | null;
+            /** @description The revision of the deletion: one more than the record’s last */
+            revision: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            deletedAt: string;
+        };
         /** @description A new token and the next refresh token of the session; the refresh token sent is spent. */
         RefreshedSession: {
             /** @description JWT (HS256) for `Authorization: Bearer <token>`; valid for `expiresIn` seconds (TOKEN_TTL_MS, default 24 h) */
@@ -1067,7 +1090,7 @@ export interface components {
             code: 0;
             message: string;
         };
-        /** @description A transcription record (seed 2.3); `updatedAt` is null until it is edited. */
+        /** @description A transcription record (seed 2.3); `updatedAt` is null until it is edited. `clientRecordId` and `revision` are for apps that sync (docs/sync.md): the id the app chose, and the version to send back as `If-Match`. */
         TranscriptionRecord: {
             /** @description The record */
             transcriptionRecordId: number;
@@ -1097,6 +1120,9 @@ export interface components {
              */
             createdAt: string;
             updatedAt: string | null;
+            clientRecordId: string | null;
+            /** @description 1 on create, one more on every change; send it back as `If-Match: "<revision>"` */
+            revision: number;
         };
         /** @description Usage in seconds (seed 2.4). */
         Usage: {
@@ -1242,6 +1268,24 @@ export interface components {
     };
     responses: {
         /**
+         * @description Conflict.
+         *
+         *     - `CLIENT_RECORD_ID_REUSED`: this `clientRecordId` already names a record created with a different body
+         */
+        ClientRecordIdReused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 409;
+                    /** @enum {unknown} */
+                    error?: "CLIENT_RECORD_ID_REUSED";
+                };
+            };
+        };
+        /**
          * @description Idempotency-Key reused.
          *
          *     - `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used in the last 24 hours for a different request
@@ -1350,6 +1394,42 @@ export interface components {
             };
         };
         /**
+         * @description Precondition failed.
+         *
+         *     - `RECORD_CHANGED`: the record is no longer at the revision `If-Match` names; `current` is the record as it is now
+         */
+        RecordChanged: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 412;
+                    /** @enum {unknown} */
+                    error?: "RECORD_CHANGED";
+                };
+            };
+        };
+        /**
+         * @description Gone.
+         *
+         *     - `RECORD_DELETED`: the record was deleted: a change made with `If-Match`, or a create with its `clientRecordId`, is refused; `tombstone` says when
+         */
+        RecordDeleted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 410;
+                    /** @enum {unknown} */
+                    error?: "RECORD_DELETED";
+                };
+            };
+        };
+        /**
          * @description Service unavailable.
          *
          *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
@@ -1431,6 +1511,11 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
+         * @description The record's `ETag` as you last saw it (its `revision`, quoted): the change is made only on that revision, else 412 `RECORD_CHANGED` with the record as it is now in `current`, or 410 `RECORD_DELETED` when it was deleted. Without it the last writer wins. Anything but one quoted revision is a 400.
+         * @example "3"
+         */
+        IfMatch: string;
+        /**
          * @description The language of the message when the body has no `locale`: the first supported one of `en`, `zh-CN` by weight; English otherwise.
          * @example zh-CN,zh;q=0.9,en;q=0.8
          */
@@ -1444,7 +1529,9 @@ export interface components {
         Link: string;
         /** @description Seconds to wait before trying again: with CODE_COOLDOWN, CODE_DAILY_LIMIT and LOGIN_LOCKED (also as `retryAfterSeconds`), and on every 429 and 503. */
         RetryAfter: number;
-        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`. */
+        /** @description The record's `revision`, quoted (`"3"`): send it back as `If-Match` to change exactly this revision. */
+        ETag: string;
+        /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key`, or the record an earlier create with the same `clientRecordId` saved. */
         IdempotentReplayed: "true";
     };
     pathItems: never;
@@ -2947,6 +3034,12 @@ export interface operations {
                      * @example 2026-01-29T10:30:00Z
                      */
                     startedAt?: string;
+                    /**
+                     * Format: uuid
+                     * @description An id of the app’s choice (a UUID, lower case) that makes the create safe to repeat for as long as the record or its tombstone exists: the same id with the same body answers the record (200, `Idempotent-Replayed: true`) and writes nothing; with another body 409 `CLIENT_RECORD_ID_REUSED`; once the record is deleted 410 `RECORD_DELETED`
+                     * @example 6f1c2a9e-5b7d-4c1e-9f0a-6d2b8e4c7a15
+                     */
+                    clientRecordId?: string;
                 };
             };
         };
@@ -2955,6 +3048,7 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2981,6 +3075,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            409: components["responses"]["ClientRecordIdReused"];
+            410: components["responses"]["RecordDeleted"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["Throttled"];
@@ -3031,6 +3127,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3048,7 +3145,13 @@ export interface operations {
     transcriptionsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The record's `ETag` as you last saw it (its `revision`, quoted): the change is made only on that revision, else 412 `RECORD_CHANGED` with the record as it is now in `current`, or 410 `RECORD_DELETED` when it was deleted. Without it the last writer wins. Anything but one quoted revision is a 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The `transcriptionRecordId` */
                 id: number;
@@ -3069,6 +3172,8 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["RecordDeleted"];
+            412: components["responses"]["RecordChanged"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3077,7 +3182,13 @@ export interface operations {
     transcriptionsUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The record's `ETag` as you last saw it (its `revision`, quoted): the change is made only on that revision, else 412 `RECORD_CHANGED` with the record as it is now in `current`, or 410 `RECORD_DELETED` when it was deleted. Without it the last writer wins. Anything but one quoted revision is a 400.
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The `transcriptionRecordId` */
                 id: number;
@@ -3112,6 +3223,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3139,6 +3251,8 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            410: components["responses"]["RecordDeleted"];
+            412: components["responses"]["RecordChanged"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];

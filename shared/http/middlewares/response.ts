@@ -1,5 +1,5 @@
 import type { Config } from '../../config';
-import { resultToResponse } from '../response';
+import { Reply, resultToResponse } from '../response';
 import type { EndpointMiddleware, EndpointRequest } from './invocation';
 
 /**
@@ -7,9 +7,9 @@ import type { EndpointMiddleware, EndpointRequest } from './invocation';
  * security and CORS headers. The result is already the public shape: the domain's typed mappers
  * build it and shared/http/response-contract.ts makes anything else fail to compile.
  */
-export function response(options: { config: Config }): EndpointMiddleware {
+export function response(options: { config: Config; etag?: boolean }): EndpointMiddleware {
   const respond = (request: EndpointRequest) => {
-    request.response = resultToResponse(request.response, request.event, options.config);
+    request.response = resultToResponse(options.etag ? withEtag(request.response) : request.response, request.event, options.config);
   };
   return {
     after: async (request) => respond(request),
@@ -25,4 +25,12 @@ export function response(options: { config: Config }): EndpointMiddleware {
       }
     },
   };
+}
+
+/** A record's answer with its `ETag: "<revision>"` (the endpoint's `etag`). */
+function withEtag(result: unknown): unknown {
+  const body = result instanceof Reply ? (result.body as unknown) : result;
+  const revision = (body as { revision?: unknown } | null | undefined)?.revision;
+  if (typeof revision !== 'number') return result;
+  return new Reply(body, { ...(result instanceof Reply ? result.headers : {}), ETag: `"${revision}"` });
 }
