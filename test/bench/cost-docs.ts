@@ -25,13 +25,13 @@ export type DocumentedCostReport = CostReport & {
   };
 };
 
-export function documentedReport(report: CostReport, profile: UsageProfile, authorizer: AuthorizerMeasure): DocumentedCostReport {
+export function documentedReport(report: CostReport, profile: UsageProfile, authorizer: AuthorizerMeasure, run: { date: string; node: string }): DocumentedCostReport {
   const { dynamoRequests, readUnits, writeUnits, handlerMs, memoryMb, functionLogBytes } = authorizer;
   return {
     ...report,
     details: {
       ...report.details,
-      run: { date: new Date().toISOString().slice(0, 10), node: process.versions.node },
+      run,
       callsPerUserPerMonth: { ...profile.callsPerUserPerMonth },
       authorizer: { dynamoRequests, readUnits, writeUnits, handlerMs, memoryMb, functionLogBytes },
     },

@@ -1,9 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { API_TRACE_SAMPLING } from '../../infra/stack';
-import { parseConfig } from '../../shared/config';
 import { routeId, routes } from '../../shared/routes';
 import { AUTHORIZER, buildWithFloors, functionTargets } from './bundles';
+import type { BuiltBundle, Floors } from './bundles';
 import { writeSections } from '../../infra/tools/docs-sections';
 import { costChart } from './cost-chart';
 import { COST_DOCS_FILE, COST_REPORT_FILE, costDocsSections, documentedReport } from './cost-docs';
@@ -12,26 +11,37 @@ import { measureOperations, routesWithoutDriver } from './cost-measure';
 import type { Measured } from './cost-measure';
 import { BUDGET_FILE, budgetText, readBudget, readPrices, readProfile, updatedBudget } from './cost-data';
 import { deploymentInventory } from './cost-deployment';
+import type { DeploymentInventory } from './cost-deployment';
 import type { MeasuredCounts } from './cost-data';
-import { BREAKDOWN_LABELS, costReport } from './cost-model';
+import { MEASUREMENTS_FILE, fingerprints, operationOrder, operationsToMeasure, priceMeasurements, readMeasurements, runOf, writeMeasurements } from './cost-measurements';
+import type { Measurements, StoredOperation } from './cost-measurements';
+import { BREAKDOWN_LABELS } from './cost-model';
 import type { Breakdown, CostReport, Prices, UsageProfile } from './cost-model';
 import { measureColdImports } from './cold-import';
 import { optionOf, progressLog, textTable } from './cli';
 import { startBench } from './harness';
 
 /**
- * `npm run cost [-- options]`: every route of the route table through its real handler against
- * DynamoDB Local (test/bench/cost-drivers.ts), priced with cost/prices.json and weighted by a
- * usage profile. Not part of npm test (about a minute); test/integration/capacity-budget.test.ts
- * holds the counts in npm test.
+ * `npm run cost [-- [ID ...] options]`: the routes of the route table through their real handlers
+ * against DynamoDB Local (test/bench/cost-drivers.ts), priced with cost/prices.json and weighted by
+ * a usage profile. It measures only the operations named (route ids, variants, `authorizer`), those
+ * whose function changed since cost/measurements.json recorded them, and those it has no row of;
+ * every other figure comes from that file (test/bench/cost-measurements.ts). Nothing to measure:
+ * it prices in seconds; each measured operation adds a few seconds to the build, the cold imports
+ * and the seeding of the typical account (about a minute together). Not part of npm test;
+ * test/integration/capacity-budget.test.ts holds the counts, and test/unit/docs-generated.test.ts
+ * the report to the measurements and the profile.
  *
+ *   --all            measures every operation again (a new machine, Node.js or DynamoDB Local)
+ *   --only           measures the named operations and those without a row, none that merely
+ *                    changed: a new route's commit changes its own row and the totals
  *   --profile FILE   usage profile (default cost/usage-profile.json)
  *   --prices FILE    prices (default cost/prices.json)
  *   --mau N          the scale to compute at, instead of the profile's `mau` (X-Ray sampling depends on it)
  *   --json FILE      writes the report as JSON
  *   --svg FILE       writes the chart (docs/cost.md shows cost/cost-per-thousand-mau.svg)
  *   --markdown FILE  writes the per-operation table as docs/cost.md "What it costs" shows it
- *   --bench FILE     takes init times from a `npm run bench -- --json` report instead of measuring
+ *   --bench FILE     takes the measured functions' init times from a `npm run bench -- --json` report
  *   --cold-runs N    fresh-process imports per function for init times (default 5)
  *   --repeats N      measured calls per operation (default 5)
  *   --write-budget [ID ...]
@@ -49,8 +59,8 @@ const log = progressLog('cost');
 const writesDocuments = !args.includes('--no-write') && !['--profile', '--prices', '--mau', '--repeats'].some((name) => args.includes(name));
 const CHART_FILE = 'cost/cost-per-thousand-mau.svg';
 
-/** Init time of each function: the cold-import median of its bundle (docs/performance.md). */
-async function initTimes(): Promise<Map<string, number>> {
+/** Init time of the given functions: the cold-import median of each bundle (docs/performance.md). */
+async function initTimes(functions: BuiltBundle[], floors: Floors): Promise<Map<string, number>> {
   const benchFile = option('--bench');
   if (benchFile) {
     const report = JSON.parse(readFileSync(benchFile, 'utf8')) as { coldImport: { function: string; medianMs: number }[] };
@@ -58,11 +68,58 @@ async function initTimes(): Promise<Map<string, number>> {
     return new Map(report.coldImport.map((row) => [row.function, row.medianMs]));
   }
   const runs = Number(option('--cold-runs') ?? 5);
-  log(`init times: building every function, then ${runs} fresh-process imports each`);
-  const { built: functions, floors } = await buildWithFloors(functionTargets());
+  log(`init times: ${runs} fresh-process imports of each of ${functions.length} function(s)`);
+  const { results } = await measureColdImports(functions, floors, runs);
+  return new Map(results.map((row) => [row.function, row.medianMs]));
+}
+
+/** Options that take a value: what follows them is not a route id. */
+const VALUE_OPTIONS = ['--profile', '--prices', '--mau', '--json', '--svg', '--markdown', '--bench', '--cold-runs', '--repeats'];
+const namedIds = () => args.filter((arg, index) => !arg.startsWith('--') && !VALUE_OPTIONS.includes(args[index - 1] ?? ''));
+
+/**
+ * The measurements after this run: the stored ones, with the operations to measure measured
+ * again (and the authorizer, if its function changed), rows of removed routes dropped.
+ */
+async function measure(named: string[], deployment: DeploymentInventory): Promise<Measurements> {
+  const stored = readMeasurements();
+  log('fingerprinting every function to see which changed');
+  const fingerprinted = await fingerprints(functionTargets());
+  const targets = operationsToMeasure(stored, fingerprinted, named, args.includes('--all'), args.includes('--only'));
+  const operations: Record<string, StoredOperation> = {};
+  for (const id of operationOrder()) if (stored?.operations[id]) operations[id] = stored.operations[id];
+  let authorizerRow = stored?.authorizer;
+  if (targets.length === 0) {
+    log('nothing changed and nothing named: pricing the stored measurements');
+    return { deployment, authorizer: authorizerRow!, operations };
+  }
+  log(`measuring ${targets.length}: ${targets.join(', ')}`);
+  const functions = new Set(targets.map(routeOfOperation));
+  log(`building ${functions.size} function(s) and the floors`);
+  const { built, floors } = await buildWithFloors(functionTargets().filter((target) => functions.has(target.name)));
   try {
-    const { results } = await measureColdImports(functions, floors, runs);
-    return new Map(results.map((row) => [row.function, row.medianMs]));
+    const init = await initTimes(built, floors);
+    log('starting DynamoDB Local; seeding a typical account through the handlers');
+    const bench = await startBench();
+    let measured: Measured;
+    try {
+      measured = await measureOperations(bench, {
+        repeats: Number(option('--repeats') ?? 5),
+        only: (id) => targets.includes(id),
+        onProgress: (id, index, total) => log(`${index + 1}/${total} ${id}`),
+      });
+    } finally {
+      await bench.close();
+    }
+    const stamp = (name: string) => ({
+      fingerprint: fingerprinted.get(name)!,
+      measuredAt: new Date().toISOString().slice(0, 10),
+      node: process.versions.node,
+      initMs: init.get(name) ?? Math.max(...init.values()),
+    });
+    for (const { operation, ...figures } of measured.operations) operations[operation] = { ...figures, ...stamp(routeOfOperation(operation)) };
+    if (targets.includes(AUTHORIZER) || !authorizerRow) authorizerRow = { ...measured.authorizer, ...stamp(AUTHORIZER) };
+    return { deployment, authorizer: authorizerRow, operations };
   } finally {
     rmSync(dirname(floors.dynamodb.file), { recursive: true, force: true });
   }
@@ -94,9 +151,10 @@ function appOpenLines(report: CostReport): string[] {
   ];
 }
 
-function print(report: CostReport, measured: Measured, profile: UsageProfile, prices: Prices) {
-  const commandsOf = new Map(measured.operations.map((operation) => [operation.operation, operation.commands.join('+')]));
-  const perItemOf = new Map(measured.operations.map((operation) => [operation.operation, operation.writeUnitsPerItemFloor]));
+function print(report: CostReport, measured: Measurements, profile: UsageProfile, prices: Prices) {
+  const rows = Object.entries(measured.operations);
+  const commandsOf = new Map(rows.map(([id, operation]) => [id, operation.commands.join('+')]));
+  const perItemOf = new Map(rows.map(([id, operation]) => [id, operation.writeUnitsPerItemFloor]));
   const out: string[] = [];
   out.push(
     `\nPer operation (one warm call; units as DynamoDB Local reports them; ms on this machine against DynamoDB Local)\n` +
@@ -227,33 +285,22 @@ async function main() {
   const missing = routesWithoutDriver();
   if (missing.length > 0) log(`warning: no driver in test/bench/cost-drivers.ts, not measured: ${missing.join(', ')}`);
 
+  const named = namedIds();
+  const known = [...operationOrder(), AUTHORIZER];
+  const unknown = named.filter((id) => !known.includes(id));
+  if (unknown.length > 0) throw new Error(`not a route id, variant or authorizer: ${unknown.join(', ')} (ids as shared/routes.ts spells them, e.g. 'GET /api/devices/{sn}')`);
+
   log('counting what the prod stage pays by the month (cdk synth, no bundling)');
   const deployment = deploymentInventory(profile);
-  const init = await initTimes();
-  const fallbackInit = Math.max(...init.values());
-  log('starting DynamoDB Local; seeding a typical account through the handlers');
-  const bench = await startBench();
-  let measured: Measured;
-  try {
-    measured = await measureOperations(bench, {
-      repeats: Number(option('--repeats') ?? 5),
-      onProgress: (id, index, total) => log(`${index + 1}/${total} ${id}`),
-    });
-  } finally {
-    await bench.close();
+  const measured = await measure(named, deployment);
+  if (!args.includes('--no-write')) {
+    writeMeasurements(measured);
+    log(`wrote ${MEASUREMENTS_FILE}`);
   }
-  const defaults = parseConfig({ TABLE_NAME: 'cost' });
-  const report = costReport({
-    operations: measured.operations.map((operation) => ({ ...operation, initMs: init.get(routeOfOperation(operation.operation)) ?? fallbackInit })),
-    authorizer: { ...measured.authorizer, initMs: init.get(AUTHORIZER) ?? fallbackInit },
-    prices,
-    profile,
-    settings: { authorizerCacheSeconds: defaults.AUTHORIZER_CACHE_SECONDS, traceSampling: API_TRACE_SAMPLING, keysMaxAgeSeconds: defaults.KEYS_MAX_AGE_SECONDS },
-    deployment,
-  });
+  const report = priceMeasurements(measured, prices, profile);
   print(report, measured, profile, prices);
 
-  const documented = documentedReport(report, profile, measured.authorizer);
+  const documented = documentedReport(report, profile, measured.authorizer, runOf(measured));
   const jsonFile = option('--json');
   if (jsonFile) {
     writeFileSync(jsonFile, `${JSON.stringify(documented, null, 2)}\n`);

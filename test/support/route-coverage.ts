@@ -5,6 +5,7 @@ import { routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import { readBudget, readProfile } from '../bench/cost-data';
 import { COST_DRIVERS } from '../bench/cost-drivers';
+import { readMeasurements } from '../bench/cost-measurements';
 import { READ_FIXTURES } from '../bench/fixtures';
 
 /**
@@ -176,6 +177,14 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     fix: "run npm run cost -- --write-budget '{id}' (adds the row, measured for this route alone)",
     appliesTo: () => true,
     has: (route) => readBudget().some((row) => row.operation === routeId(route)),
+  },
+  {
+    name: 'cost measurement',
+    file: 'cost/measurements.json',
+    why: 'the cost report prices what npm run cost measured of each route, kept per route so another route does not move its figures',
+    fix: "run npm run cost -- '{id}' (measures this route alone, prices the report)",
+    appliesTo: () => true,
+    has: (route) => Boolean(readMeasurements()?.operations[routeId(route)]),
   },
   {
     name: 'usage profile',

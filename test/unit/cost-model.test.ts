@@ -7,7 +7,8 @@ import { accessLogBytes, platformLogBytes } from '../bench/cost-measure';
 import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure';
 import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
 import type { DeploymentInventory } from '../bench/cost-deployment';
-import { COST_VARIANTS } from '../bench/cost-drivers';
+import { COST_VARIANTS, routeOfOperation } from '../bench/cost-drivers';
+import { operationsToMeasure, readMeasurements } from '../bench/cost-measurements';
 import { APP_OPEN_READS, agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
@@ -39,6 +40,20 @@ describe('cost model data', () => {
     expect(updatedBudget(rows, measured, ['A', 'C'], order)).toEqual([row('A', 2), row('B', 3), row('C', 300, 'a long history'), row('authorizer', 1)]);
     expect(updatedBudget(rows, [row('C', 400)], ['C'], order)).toEqual([row('A', 5), row('C', 400, 'a long history'), row('authorizer', 1)]);
     expect(readBudget().find((budget) => budget.operation === 'GET /api/users/me/export')?.handSet).toMatch(/1 MB/);
+  });
+
+  it('measures again only the operations named, those whose function changed and those without a row', () => {
+    const stored = readMeasurements()!;
+    const fingerprints = new Map([...Object.entries(stored.operations).map(([id, row]) => [routeOfOperation(id), row.fingerprint] as const), [AUTHORIZER, stored.authorizer.fingerprint]]);
+    expect(operationsToMeasure(stored, fingerprints, [], false)).toEqual([]);
+    expect(operationsToMeasure(stored, fingerprints, ['GET /api/users/me'], false)).toEqual(['GET /api/users/me']);
+    // A changed function: its route and the variants it serves.
+    const changed = new Map(fingerprints).set('GET /api/transcriptions', 'changed');
+    expect(operationsToMeasure(stored, changed, [], false)).toEqual(['GET /api/transcriptions', 'GET /api/transcriptions?q']);
+    expect(operationsToMeasure(stored, changed, ['GET /api/users/me'], false, true)).toEqual(['GET /api/users/me']);
+    const { ['GET /api/health']: _health, ...withoutHealth } = stored.operations;
+    expect(operationsToMeasure({ ...stored, operations: withoutHealth }, fingerprints, [], false)).toEqual(['GET /api/health']);
+    expect(operationsToMeasure(stored, fingerprints, [], true)).toHaveLength(operationIds.length + 1);
   });
 
   it('gives every price and anchor its source and the date it was read', () => {

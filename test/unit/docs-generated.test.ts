@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeSections } from '../../infra/tools/docs-figures';
-import { COST_REPORT_FILE } from '../bench/cost-docs';
+import { COST_REPORT_FILE, documentedReport } from '../bench/cost-docs';
+import { readPrices, readProfile } from '../bench/cost-data';
+import { priceMeasurements, readMeasurements, runOf } from '../bench/cost-measurements';
 import type { DocumentedCostReport } from '../bench/cost-docs';
 import { sectionsOf, withSections } from '../../infra/tools/docs-sections';
 import { documentFiles, readDocument } from '../support/markdown';
@@ -27,6 +29,14 @@ describe('generated sections of README.md and docs/', () => {
     const report = JSON.parse(readFileSync(join(root, COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
     const profile = JSON.parse(readFileSync(join(root, 'cost', 'usage-profile.json'), 'utf8')) as { callsPerUserPerMonth: Record<string, number> };
     expect(report.details.callsPerUserPerMonth, 'cost/usage-profile.json changed since the last npm run cost').toEqual(profile.callsPerUserPerMonth);
+  });
+
+  it('quote the report that pricing cost/measurements.json with the committed profile and prices gives (else: npm run cost)', () => {
+    const measurements = readMeasurements();
+    expect(measurements, 'cost/measurements.json: run npm run cost').toBeDefined();
+    const report = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
+    const priced = documentedReport(priceMeasurements(measurements!, readPrices(), readProfile()), readProfile(), measurements!.authorizer, runOf(measurements!));
+    expect(report, 'cost/report.json is stale: npm run cost (it measures only what changed)').toEqual(JSON.parse(JSON.stringify(priced)));
   });
 
   it('close every section they open', () => {
