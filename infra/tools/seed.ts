@@ -40,6 +40,12 @@ function random(seed: number) {
     next,
     int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
+    /** A UUID (version 4, lower case) from the sequence: a record's clientRecordId, the same on every run. */
+    uuid: () =>
+      'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx'.replace(/[xy]/g, (char) => {
+        const nibble = Math.floor(next() * 16);
+        return (char === 'x' ? nibble : (nibble & 3) | 8).toString(16);
+      }),
   };
 }
 
@@ -155,8 +161,9 @@ async function done<T>(what: string, call: Promise<T>): Promise<T> {
 }
 
 /**
- * Writes the demo month through the app's client (client/): its sign-in, its saves with
- * Idempotency-Keys, its event queue, `client.api` for the rest. A fetch of its own adds
+ * Writes the demo month through the app's client (client/): its sign-in, its records outbox
+ * (each record saved with a clientRecordId from the seeded sequence, so a second run could not
+ * double it, and pushed at its moment), its event queue, `client.api` for the rest. A fetch of its own adds
  * `X-Dev-Now`, so each request happens at its moment of the month.
  */
 export async function seedDemo(baseUrl: string, log: (line: string) => void = console.log): Promise<SeedSummary> {
@@ -251,7 +258,15 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
 
   log(`Writing a month of demo data for ${DEMO_EMAIL} to ${base} ...`);
   const rng = random(20260129);
+  // Its own sequence, so the demo month stays the one it was before records had them.
+  const ids = random(36);
   let saved = 0;
+  /** Sends the outbox now; the seed stops if anything is left or refused. */
+  async function pushed(what: string): Promise<void> {
+    const result = await client.transcriptions.push();
+    const problem = (await client.transcriptions.pendingProblems())[0];
+    if (result.error || result.count > 0) throw new SeedError(`${what} failed: ${problem ? `${problem.status} ${problem.error}: ${problem.message}` : (result.error?.message ?? `${result.count} left in the outbox`)}`);
+  }
   for (let daysAgo = DAYS - 1; daysAgo >= 0; daysAgo--) {
     const day = dayStart(daysAgo);
     const time = (hours: number, minutes = rng.int(0, 59)) => new Date(day + hours * 3_600_000 + minutes * 60_000);
@@ -280,14 +295,16 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
         language: kind.language,
         durationSeconds: rng.int(kind.minutes[0] * 60, kind.minutes[1] * 60),
       };
-      const record = await at(when, () => done('Saving a record', client.transcriptions.create(body, { idempotencyKey: `seed-record-${daysAgo}-${index}` })));
+      const record = await client.transcriptions.save({ ...body, clientRecordId: ids.uuid() });
+      await at(when, () => pushed('Saving a record'));
       saved++;
       // Now and then the date goes into the title afterwards, which sets updatedAt.
       if (rng.next() < 0.1) {
         const later = new Date(when.getTime() + rng.int(10, 120) * 60_000);
         const recordTitle = `${body.recordTitle} ${when.toISOString().slice(5, 10)}`;
         if (later.getTime() <= now.getTime()) {
-          await at(later, () => ok('Editing a record', client.api.PATCH('/transcriptions/{id}', { params: { path: { id: record.transcriptionRecordId } }, body: { recordTitle } })));
+          await client.transcriptions.update(record, { recordTitle });
+          await at(later, () => pushed('Editing a record'));
         }
       }
     }
@@ -303,7 +320,8 @@ export async function seedDemo(baseUrl: string, log: (line: string) => void = co
         durationSeconds: rng.int(kind.minutes[0] * 60, kind.minutes[1] * 60),
         startedAt: isoSeconds(new Date(day - 3 * 3_600_000 + rng.int(0, 59) * 60_000)),
       };
-      await at(morning, () => done('Syncing an offline record', client.transcriptions.create(body, { idempotencyKey: `seed-offline-${daysAgo}` })));
+      await client.transcriptions.save({ ...body, clientRecordId: ids.uuid() });
+      await at(morning, () => pushed('Syncing an offline record'));
       saved++;
     }
 

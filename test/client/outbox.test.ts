@@ -68,6 +68,33 @@ describe('the records outbox', () => {
     expect((await stored(restarted)).map((saved) => saved.recordTitle)).toEqual(['On the plane', 'In the underground']);
   });
 
+  it('is stored and counted once when the create\'s answer was lost and it is sent again more than 24 hours later, after restarts', async () => {
+    const { client, storage } = await signedInClient(api, proxy.url);
+    proxy.offline();
+    const record = await client.transcriptions.save({ ...note('On the plane', 'Cabin crew, prepare for landing.'), durationSeconds: 600 });
+    // The app is closed and opened again, online: the service stores the create, every answer is lost.
+    proxy.online();
+    const restarted = testClient(proxy.url, { storage });
+    proxy.loseAnswer(creates, Infinity);
+    expect((await restarted.transcriptions.push()).error?.name).toBe('NetworkError');
+    expect(proxy.count(creates)).toBeGreaterThan(1);
+    proxy.heal();
+    // More than a day later (the service's clock, and the age of the client's journaled key): the
+    // Idempotency-Key protects nothing any more; the clientRecordId still does.
+    api.clock.advance(25 * 3600);
+    const journal = JSON.parse((await storage.get('captioning.idempotency')) ?? '{}');
+    for (const entry of Object.values(journal) as { at: number }[]) entry.at -= 25 * 3_600_000;
+    await storage.set('captioning.idempotency', JSON.stringify(journal));
+    const again = testClient(proxy.url, { storage });
+    expect(await again.transcriptions.push()).toMatchObject({ count: 0, problems: 0 });
+    const sent = proxy.seen.filter(creates);
+    expect(new Set(sent.map((request) => JSON.parse(request.body).clientRecordId))).toEqual(new Set([record.clientRecordId]));
+    expect(new Set(sent.map((request) => request.headers['idempotency-key'])).size).toBe(2);
+    expect((await stored(again)).map((saved) => [saved.recordTitle, saved.clientRecordId])).toEqual([['On the plane', record.clientRecordId]]);
+    const { data } = await again.api.GET('/transcriptions/usage', { params: { query: { days: 7 } } });
+    expect(data!.totalUsage).toBe(600);
+  });
+
   it('parks a refused save with the service\'s error and sends the 50 behind it', async () => {
     const { client } = await signedInClient(api, proxy.url);
     // The service refuses the first save for good (injected 422); the next 50 are fine.

@@ -33,6 +33,9 @@ describe('npm run seed', () => {
 
     const records = await api.request('GET', '/api/transcriptions?limit=100', { token });
     expect(new Set(records.body.map((record: { language: string }) => record.language))).toEqual(new Set(['en-US', 'zh-CN']));
+    // Saved through the client's outbox: each with its clientRecordId, the edited ones past revision 1.
+    expect(records.body.every((record: { clientRecordId: string | null }) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(record.clientRecordId ?? ''))).toBe(true);
+    expect(records.body.some((record: { revision: number }) => record.revision > 1)).toBe(true);
     const stats = await api.request('GET', '/api/behavior/stats', { token });
     expect(stats.body.loginCount).toBeGreaterThanOrEqual(25);
     expect(stats.body.events.length).toBeGreaterThanOrEqual(3);
