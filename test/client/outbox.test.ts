@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { OutboxFullError, memoryStorage } from '../../client/src/index';
-import type { CaptioningClient } from '../../client/src/index';
+import type { CaptioningClient, Conflict, LocalRecord } from '../../client/src/index';
 import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import type { LocalApi } from '../support/local-api';
 import { signedInClient, testClient, useServersBehindFaultProxy } from './support';
+import { secondDevice } from './sync-support';
 
 /** The records outbox against the real local server, through a proxy that takes the network away. */
 let api: LocalApi;
@@ -147,3 +148,88 @@ describe('the records outbox', () => {
     expect(proxy.seen).toHaveLength(0);
   });
 });
+
+/** The service's records as a device reads them (revision and clientRecordId included), newest first. */
+const listed = async (client: CaptioningClient) => (await client.api.GET('/transcriptions', { params: { query: { limit: 100 } } })).data! as unknown as LocalRecord[];
+
+describe('the outbox against another device\'s changes', () => {
+  /** Two devices of one person holding the same record at revision 1; both report conflicts to `conflicts`. */
+  async function twoDevices(conflicts: Conflict[]) {
+    const onConflict = (conflict: Conflict) => void conflicts.push(conflict);
+    const a = await signedInClient(api, proxy.url, { onConflict });
+    const b = await secondDevice(proxy.url, a.storage, { onConflict });
+    const saved = await a.client.transcriptions.save({ ...note('Standup'), durationSeconds: 120 });
+    await a.client.transcriptions.push();
+    const [onB] = await listed(b);
+    expect(onB).toMatchObject({ clientRecordId: saved.clientRecordId, revision: 1 });
+    return { a: a.client, b, onA: saved, onB: onB! };
+  }
+
+  it('sends only its own field again after a 412 when the other device changed another one', async () => {
+    const conflicts: Conflict[] = [];
+    const { a, b, onA, onB } = await twoDevices(conflicts);
+    await a.transcriptions.update(onA, { recordTitle: 'Standup, Monday' });
+    await b.transcriptions.update(onB, { text: 'Good morning, everyone.' });
+    await a.transcriptions.push();
+    await b.transcriptions.push();
+    expect(await listed(a)).toEqual([expect.objectContaining({ recordTitle: 'Standup, Monday', text: 'Good morning, everyone.', revision: 3 })]);
+    const patches = proxy.seen.filter((request) => request.method === 'PATCH').map((request) => [request.headers['if-match'], JSON.parse(request.body)]);
+    expect(patches).toEqual([
+      ['"1"', { recordTitle: 'Standup, Monday' }],
+      ['"1"', { text: 'Good morning, everyone.' }],
+      ['"2"', { text: 'Good morning, everyone.' }],
+    ]);
+    expect(conflicts).toEqual([]);
+  });
+
+  it('keeps both texts: the service\'s in the record, its own as a conflict copy of no duration, usage counted once', async () => {
+    const conflicts: Conflict[] = [];
+    const { a, b, onA, onB } = await twoDevices(conflicts);
+    await a.transcriptions.update(onA, { text: 'Text from the phone.' });
+    await b.transcriptions.update(onB, { text: 'Text from the tablet.' });
+    await a.transcriptions.push();
+    await b.transcriptions.push();
+    expect((await listed(a)).map((record) => [record.recordTitle, record.text, record.durationSeconds])).toEqual([
+      ['Standup (conflict copy)', 'Text from the tablet.', 0],
+      ['Standup', 'Text from the phone.', 120],
+    ]);
+    expect(conflicts).toEqual([
+      expect.objectContaining({
+        type: 'merged',
+        record: expect.objectContaining({ text: 'Text from the phone.' }),
+        fields: [{ field: 'text', mine: 'Text from the tablet.', theirs: 'Text from the phone.', kept: 'theirs' }],
+        copy: expect.objectContaining({ recordTitle: 'Standup (conflict copy)', text: 'Text from the tablet.', durationSeconds: 0 }),
+      }),
+    ]);
+    const { data } = await a.api.GET('/transcriptions/usage', { params: { query: { days: 7 } } });
+    expect(data!.totalUsage).toBe(120);
+  });
+
+  it('reports an offline edit of a record the other device deleted, with its text, and does not bring it back', async () => {
+    const conflicts: Conflict[] = [];
+    const { a, b, onA, onB } = await twoDevices(conflicts);
+    proxy.offline();
+    await a.transcriptions.update(onA, { text: 'Take the dose at three.' });
+    proxy.online();
+    await b.transcriptions.remove(onB);
+    await b.transcriptions.push();
+    expect(await a.transcriptions.push()).toMatchObject({ count: 1, problems: 1 });
+    expect(conflicts).toEqual([{ type: 'deleted', record: expect.objectContaining({ clientRecordId: onA.clientRecordId, text: 'Take the dose at three.' }) }]);
+    expect(await a.transcriptions.pendingProblems()).toEqual([expect.objectContaining({ status: 410, error: 'RECORD_DELETED', record: expect.objectContaining({ text: 'Take the dose at three.' }) })]);
+    expect(await listed(a)).toEqual([]);
+    expect(proxy.count(creates)).toBe(1);
+    await a.transcriptions.discard(onA);
+    expect(await a.transcriptions.pending()).toEqual({ count: 0, problems: 0 });
+  });
+
+  it('removes a record another device edited since: the removal wins', async () => {
+    const { a, b, onA, onB } = await twoDevices([]);
+    await b.transcriptions.update(onB, { recordTitle: 'Edited on the tablet' });
+    await b.transcriptions.push();
+    await a.transcriptions.remove(onA);
+    expect(await a.transcriptions.push()).toMatchObject({ count: 0, problems: 0 });
+    expect(await listed(b)).toEqual([]);
+    expect(proxy.seen.filter((request) => request.method === 'DELETE').map((request) => request.headers['if-match'])).toEqual(['"1"', '"2"']);
+  });
+});
+
