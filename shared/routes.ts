@@ -175,6 +175,7 @@ export const routes = [
   route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write', dynamodb: { actions: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/devices', 'functions/devices/list.ts', { dynamodb: { actions: ['GetItem'], indexes: ['ByCreated'] } }),
   route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write', dynamodb: { actions: ['DeleteItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/devices/{sn}', 'functions/devices/get.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/transcriptions', 'functions/transcriptions/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),

@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DeviceBoundElsewhereError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
 import type { AccountRef } from './account-guard';
@@ -188,6 +189,12 @@ export async function unbindDevice(db: Database, account: AccountRef, sn: string
     ],
     USER_WRITE_RETRY,
   );
+}
+
+/** One of the user's devices by serial; another user's serial is simply not in this partition. */
+export async function findDevice(db: Database, userId: number, sn: string): Promise<Device | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.device(userId, sn), ConsistentRead: true }));
+  return result.Item ? toDevice(result.Item) : undefined;
 }
 
 export async function listDevices(db: Database, userId: number, page: PageRequest): Promise<Page<Device>> {

@@ -1,8 +1,9 @@
 import { readForAccount } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
-import { bindDevice, listDevices, unbindDevice } from '../db/devices-repository';
+import { bindDevice, findDevice, listDevices, unbindDevice } from '../db/devices-repository';
 import type { Device } from '../db/devices-repository';
 import type { Page, PageRequest } from '../db/pagination';
+import { NotFoundError } from '../errors';
 import { isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import type { BindDeviceInput } from './schemas';
@@ -20,6 +21,13 @@ export function bind(ctx: ServiceContext, account: AccountRef, input: BindDevice
 
 export function unbind(ctx: ServiceContext, account: AccountRef, sn: string): Promise<void> {
   return unbindDevice(ctx.db, account, sn);
+}
+
+/** One of the caller's devices; a serial bound to another account, or to none, is 404. */
+export async function get(ctx: ServiceContext, account: AccountRef, sn: string): Promise<Device> {
+  const device = await readForAccount(ctx.db, account, () => findDevice(ctx.db, account.userId, sn));
+  if (!device) throw new NotFoundError('No device with this serial number is bound to your account.');
+  return device;
 }
 
 /** The caller's devices, newest binding first. */

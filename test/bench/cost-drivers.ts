@@ -249,6 +249,8 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   'GET /api/behavior/voice-provider': { prepare: async (context) => sessionOf(context) },
   'GET /api/behavior/language-choice': { prepare: async (context) => sessionOf(context) },
   'GET /api/behavior/stats': { prepare: async (context) => sessionOf(context) },
+  // One of the typical account's devices.
+  'GET /api/devices/{sn}': { prepare: async ({ typical }) => ({ account: typical, ...READ_FIXTURES['GET /api/devices/{sn}']!(typical) }) },
 };
 
 /** How many records one search page reads at most, and one more: a history longer than a page. */

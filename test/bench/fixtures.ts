@@ -87,6 +87,7 @@ export async function seedAccount(bench: Bench, label: string, plan: SeedPlan): 
  */
 export const READ_FIXTURES: Record<string, (account: SeededAccount) => Omit<RequestSpec, 'account'>> = {
   'GET /api/transcriptions/{id}': (account) => ({ pathParameters: { id: String(account.transcriptionIds.at(-1)) } }),
+  'GET /api/devices/{sn}': (account) => ({ pathParameters: { sn: account.deviceSerials[0]! } }),
 };
 
 /** The account the per-operation benchmarks read: a typical user (lists return a full first page). */

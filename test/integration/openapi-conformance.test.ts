@@ -422,6 +422,17 @@ describe('account deletion', () => {
   });
 });
 
+describe('GET /api/devices/{sn}', () => {
+  it('200 and every documented error', async () => {
+    const device = { sn: 'CAP2-00000003', mac: '00:1A:2B:3C:4D:5E', productModel: 'Caption Glasses 2' };
+    expect((await call('POST', '/api/devices', { token: alice.token, body: device })).status).toBe(200);
+    expect((await call('GET', '/api/devices/CAP2-00000003', { token: alice.token })).body).toMatchObject(device);
+    expect((await call('GET', '/api/devices/CAP2-00000003', { token: bob.token })).status).toBe(404);
+    expect((await call('GET', '/api/devices/bad%20sn', { token: alice.token })).status).toBe(400);
+    expect((await call('GET', '/api/devices/CAP2-00000003')).status).toBe(401);
+  });
+});
+
 describe('coverage', () => {
   it('drove every operation to 200 and to every documented error a request can provoke here', () => {
     const unreachable = new Set(['429', '500']);

@@ -331,6 +331,13 @@ beforeAll(async () => {
       current = undefined;
     }
   });
+  // One device: the caller's and an unknown serial, both a GetItem beside the account check's.
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-get-api-devices-sn'));
+    expect((await call(api, 'POST', '/api/devices', { token, body: { sn: 'CG2-READ-1', mac: '3c:71:bf:4a:92:1e', productModel: 'Caption Glasses 2' } })).status).toBe(200);
+    expect((await call(api, 'GET', '/api/devices/CG2-READ-1', { token })).status).toBe(200);
+    expect((await call(api, 'GET', '/api/devices/CG2-UNKNOWN', { token })).status).toBe(404);
+  });
 }, 180_000);
 
 afterAll(async () => {
