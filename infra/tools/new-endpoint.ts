@@ -34,7 +34,7 @@ import type { TableAction } from '../../shared/routes';
  *   --dry-run         print what it would write, write nothing
  *
  * After the behaviour works: `npm run cost -- --write-budget '<id>'` measures the route alone and
- * adds its capacity-budget row.
+ * adds its capacity-budget row; `npm run cost -- --only '<id>'` its measured figures and the report.
  */
 
 /** How a request without credentials is refused, per `auth` kind; `callerIsUser`: the caller is an account (isolation applies). */
@@ -454,7 +454,7 @@ function main() {
       `  1. the behaviour: every ${MARKER} in ${plan.handler} and ${plan.testFile}, then the other markers;`,
       '     npx vitest run test/unit/route-coverage.test.ts lists each marker and each place still missing',
       `  2. npm run cost -- --write-budget ${quote(plan.id)}   (its capacity-budget row, measured alone)`,
-      `  3. npm run cost -- ${quote(plan.id)}   (its measured figures and the priced report)`,
+      `  3. npm run cost -- --only ${quote(plan.id)}   (its measured figures and the priced report)`,
       '',
     ].join('\n'),
   );

@@ -182,7 +182,7 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     name: 'cost measurement',
     file: 'cost/measurements.json',
     why: 'the cost report prices what npm run cost measured of each route, kept per route so another route does not move its figures',
-    fix: "run npm run cost -- '{id}' (measures this route alone, prices the report)",
+    fix: "run npm run cost -- --only '{id}' (measures this route alone, prices the report)",
     appliesTo: () => true,
     has: (route) => Boolean(readMeasurements()?.operations[routeId(route)]),
   },
