@@ -28,12 +28,15 @@ function operationOf(document: OpenApiDocument, route: RouteDefinition): OpenApi
 const takesIdempotencyKey = (operation: OpenApiOperation | undefined) =>
   (operation?.parameters ?? []).some((parameter) => parameter.name === 'Idempotency-Key' || /IdempotencyKey$/.test(parameter.$ref ?? ''));
 
+/** The auth column: a lock for a session's Bearer token, nothing for a public route, any other kind by its name. */
+const authMark = (auth: string) => (auth === 'bearer' ? '🔒' : auth === 'none' ? '' : `\`${auth}\``);
+
 /** docs/api.md: every operation of the route table, with its summary from the OpenAPI document. */
 export function routesSection(document: OpenApiDocument = readOpenApi()): string {
   const rows = routes.map((route: RouteDefinition) => {
     const operation = operationOf(document, route);
     const notes = [route.throttle === 'strict' ? 'strict' : '', takesIdempotencyKey(operation) ? '`Idempotency-Key`' : ''].filter(Boolean).join(', ');
-    return `| ${route.method} | \`${route.path}\` | ${route.auth === 'bearer' ? '🔒' : ''} | ${operation?.summary ?? '(not in the OpenAPI document yet: npm run generate:openapi)'} | ${notes} |`;
+    return `| ${route.method} | \`${route.path}\` | ${authMark(route.auth)} | ${operation?.summary ?? '(not in the OpenAPI document yet: npm run generate:openapi)'} | ${notes} |`;
   });
   return [
     `${routes.length} operations; each also answers at \`${versionedPaths('/api/…')[1]}\`.`,

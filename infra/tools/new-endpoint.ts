@@ -92,7 +92,9 @@ export function planOf(argv: readonly string[]): Plan {
     write: ['UpdateItem', 'ConditionCheckItem'],
     public: ['GetItem'],
   };
-  const actions = table === 'none' ? [] : (list(option('--actions')) ?? defaultActions[template]);
+  // A delete removes its item, conditioned on the account (ConditionCheckItem in the same transaction).
+  const fallback = method === 'DELETE' ? ['DeleteItem', 'ConditionCheckItem'] : defaultActions[template];
+  const actions = table === 'none' ? [] : (list(option('--actions')) ?? fallback);
   const response = option('--response') ?? (template === 'list' ? '' : 'successSchema');
   if (!response) throw new Error('a list needs --response, the list schema it answers (e.g. deviceListSchema)');
   const segments = path.replace(/^\/api\//, '').split('/');

@@ -13,6 +13,7 @@ describe('npm run new:endpoint', () => {
   it('picks the template, table access and handler file from the method and path', () => {
     expect(planOf(['GET /api/gadgets/{gadgetId}'])).toMatchObject({ template: 'read', auth: 'bearer', table: 'read', actions: ['GetItem'], handler: 'functions/gadgets/get.ts', testFile: 'test/integration/gadgets-get.test.ts' });
     expect(planOf(['POST /api/gadgets/{gadgetId}/rename'])).toMatchObject({ template: 'write', table: 'read-write', handler: 'functions/gadgets/create-rename.ts' });
+    expect(planOf(['DELETE /api/gadgets/{gadgetId}'])).toMatchObject({ template: 'write', actions: ['DeleteItem', 'ConditionCheckItem'], handler: 'functions/gadgets/delete.ts' });
     expect(planOf(['GET /api/gadgets', '--response', 'deviceListSchema'])).toMatchObject({ template: 'list', actions: ['GetItem', 'Query'] });
     expect(() => planOf(['GET /api/gadgets'])).toThrow(/--response/);
     expect(planOf(['GET /api/gadgets/{gadgetId}', '--template', 'public'])).toMatchObject({ auth: 'none' });
