@@ -36,6 +36,7 @@ import {
   constructIdOf,
 } from './constructs/service-function';
 import { JOBS_AREA, ServiceArea, areaConstructId, areaOf } from './constructs/service-area';
+import { SupportPolicies } from './constructs/support-policies';
 import type { DeployedRoute, ServiceAreaProps } from './constructs/service-area';
 import { MaintenanceAnswer } from './constructs/maintenance-answer';
 
@@ -156,12 +157,9 @@ export class ServiceStack extends Stack {
         // In maintenance the routes' paths do not exist, and API Gateway refuses settings for them.
         methodOptions: Object.fromEntries(
           (settings.maintenance ? [] : allRoutes)
-            .filter((route) => route.throttle === 'strict')
-            .flatMap((route) => versionedPaths(route.path).map((path) => `${path}/${route.method}`))
-            .map((key) => [
-              key,
-              { ...quietMethod, throttlingRateLimit: settings.strictThrottle.rateLimit, throttlingBurstLimit: settings.strictThrottle.burstLimit },
-            ]),
+            .filter((route) => route.throttle !== undefined)
+            .flatMap((route) => versionedPaths(route.path).map((path) => [`${path}/${route.method}`, route.throttle === 'admin' ? settings.adminThrottle : settings.strictThrottle] as const))
+            .map(([key, limit]) => [key, { ...quietMethod, throttlingRateLimit: limit.rateLimit, throttlingBurstLimit: limit.burstLimit }]),
         ),
       },
     });
@@ -210,6 +208,8 @@ export class ServiceStack extends Stack {
         passwordHashingTimeout: PASSWORD_HASHING_TIMEOUT,
         alarmTopicArn: settings.alarmTopicArn,
       });
+      // The support team's policies for the /admin routes (issue 37), with their ARNs as outputs.
+      new SupportPolicies(this, 'SupportPolicies', { api: this.api, stageName: settings.stage, routes: allRoutes });
     }
     this.acknowledgeApiFindings();
 

@@ -28,6 +28,8 @@ export interface StageSettings {
   throttle: Throttle;
   /** The per-method limit of routes marked `throttle: 'strict'` in the route table. */
   strictThrottle: Throttle;
+  /** The per-method limit of the support team's `/admin` routes (`throttle: 'admin'`). */
+  adminThrottle: Throttle;
   waf?: { codeRequestsPer5MinutesPerIp: number };
   /** An existing SNS topic the alarms notify. */
   alarmTopicArn?: string;
@@ -52,6 +54,7 @@ const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'c
     logRetention: RetentionDays.ONE_WEEK,
     throttle: { rateLimit: 20, burstLimit: 40 },
     strictThrottle: { rateLimit: 2, burstLimit: 5 },
+    adminThrottle: { rateLimit: 2, burstLimit: 5 },
     logLevel: 'debug',
   },
   prod: {
@@ -60,6 +63,7 @@ const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'c
     logRetention: RetentionDays.THREE_MONTHS,
     throttle: { rateLimit: 200, burstLimit: 400 },
     strictThrottle: { rateLimit: 10, burstLimit: 20 },
+    adminThrottle: { rateLimit: 5, burstLimit: 10 },
     logLevel: 'info',
   },
 };
@@ -157,7 +161,7 @@ function wafLimit(node: Node): number {
  * young app's sign-ins and far below what a pumping attack sends; 20 lockouts an hour is more
  * than forgetful people cause.
  */
-export const DEFAULT_BUSINESS_ALARMS: BusinessAlarmThresholds = { smsCodesPerHour: 300, loginLockoutsPerHour: 20 };
+export const DEFAULT_BUSINESS_ALARMS: BusinessAlarmThresholds = { smsCodesPerHour: 300, loginLockoutsPerHour: 20, adminRemovalsPerHour: 10 };
 
 /** The `service` dimension of a stage's business metrics (shared/config.ts SERVICE_NAME). */
 export const serviceNameOf = (stage: StageName): string => `captioning-${stage}`;
@@ -210,6 +214,7 @@ export function readStageSettings(node: Node): StageSettings {
     logRetention: defaults.logRetention,
     throttle: throttle(node, 'throttle', defaults.throttle),
     strictThrottle: throttle(node, 'strictThrottle', defaults.strictThrottle),
+    adminThrottle: throttle(node, 'adminThrottle', defaults.adminThrottle),
     // On in every stage unless turned off (-c waf=false): without it one client could drain code sending for everyone.
     waf: flag(node, 'waf', true) ? { codeRequestsPer5MinutesPerIp: wafLimit(node) } : undefined,
     alarmTopicArn: text(node, 'alarmTopicArn'),
@@ -217,6 +222,7 @@ export function readStageSettings(node: Node): StageSettings {
     businessAlarms: {
       smsCodesPerHour: positive(node, 'alarmSmsCodesPerHour', DEFAULT_BUSINESS_ALARMS.smsCodesPerHour),
       loginLockoutsPerHour: positive(node, 'alarmLoginLockoutsPerHour', DEFAULT_BUSINESS_ALARMS.loginLockoutsPerHour),
+      adminRemovalsPerHour: positive(node, 'alarmAdminRemovalsPerHour', DEFAULT_BUSINESS_ALARMS.adminRemovalsPerHour),
     },
   };
 }

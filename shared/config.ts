@@ -67,6 +67,8 @@ export interface Config {
    * 7 s however much the account holds, inside the functions' 10 s timeout, locally as on AWS.
    */
   ACCOUNT_PURGE_BUDGET_MS: number;
+  /** Days the admin API's audit entries are kept (TTL); 400 by default, more than a year of tickets. */
+  AUDIT_RETENTION_DAYS: number;
   /**
    * Local server only: the scheduled jobs (shared/routes.ts `jobs`) run every this many seconds,
    * or on their own schedule if that is more often; 0: only when called (tests that run a job
@@ -276,6 +278,7 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   AWS_REQUEST_TIMEOUT_MS: withDefault(wholeNumber(50, 10_000), 2000),
   SMS_MAX_PER_HOUR: positive(500),
   ACCOUNT_PURGE_BUDGET_MS: withDefault(wholeNumber(0, 60_000), 7_000),
+  AUDIT_RETENTION_DAYS: withDefault(wholeNumber(1, 3650), 400),
   // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
   LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(DEFAULT_CODE_REQUESTS_PER_WINDOW),
   LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),

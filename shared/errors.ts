@@ -207,6 +207,19 @@ export class PasskeyLimitReachedError extends DomainError {
   }
 }
 
+/**
+ * The account was disabled by support (issue 37). Answered only once the credential (code,
+ * password, passkey, refresh token) was proven, so it tells nothing to someone without it.
+ */
+export class AccountDisabledError extends DomainError {
+  static readonly code = 'ACCOUNT_DISABLED';
+  static readonly http = { status: 403, code: 403 };
+  static readonly description = 'the account is disabled: it cannot sign in by any method until support enables it';
+  readonly code = AccountDisabledError.code;
+
+  static readonly message = 'This account is disabled. Contact support.';
+}
+
 export class NotFoundError extends DomainError {
   static readonly code = 'NOT_FOUND';
   static readonly http = { status: 404, code: 404 };

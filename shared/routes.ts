@@ -38,8 +38,13 @@ export interface RouteDefinition {
   path: string;
   /** Source file of the Lambda handler (exports `handler`), relative to the project root. */
   entry: string;
-  /** `bearer` routes sit behind the JWT authorizer; `none` routes are public. */
-  auth: 'none' | 'bearer';
+  /**
+   * `bearer` routes sit behind the JWT authorizer; `none` routes are public; `iam` routes (the
+   * support team's `/admin` API, issue 37) take a Signature Version 4 request signed by an IAM
+   * principal (API Gateway's AWS_IAM, the local server's own check), never a person's token, and
+   * every request that reaches one is audited.
+   */
+  auth: 'none' | 'bearer' | 'iam';
   table: 'none' | 'read' | 'read-write';
   /** Required unless `table` is `none`: the actions behind that access, which the grant follows. */
   dynamodb?: TableAccess;
@@ -49,8 +54,16 @@ export interface RouteDefinition {
   secret: boolean;
   /** Runs scrypt: needs a full vCPU on Lambda. */
   hashesPasswords: boolean;
-  /** `strict`: a tighter per-method gateway limit (code and password endpoints invite abuse). */
-  throttle?: 'strict';
+  /**
+   * `strict`: a tighter per-method gateway limit (code and password endpoints invite abuse);
+   * `admin`: the support API's own limit (a person works it, a script should not flood it).
+   */
+  throttle?: 'strict' | 'admin';
+  /**
+   * `iam` routes only: the support team's managed policy that may call it (infra/constructs/
+   * support-policies.ts): `read` lookups and the audit trail, `write` the changes, `delete` account deletion.
+   */
+  support?: 'read' | 'write' | 'delete';
 }
 
 const route = <M extends HttpMethod, P extends string>(
@@ -69,6 +82,9 @@ const route = <M extends HttpMethod, P extends string>(
   hashesPasswords: false,
   ...needs,
 });
+
+/** The prefix of the admin API's paths: never under /api, never in the public OpenAPI document. */
+export const ADMIN_PATH_PREFIX = '/admin/';
 
 export const routes = [
   route('GET', '/api/health', 'functions/health/get.ts', { auth: 'none', table: 'read', dynamodb: { actions: ['GetItem'] } }),
@@ -242,8 +258,8 @@ export function findRoute(id: RouteId): RouteDefinition {
 
 export const VERSION_PREFIX = '/api/v1';
 
-/** The paths a route answers at: its own and the versioned alias. */
-export const versionedPaths = (path: string): string[] => [path, path.replace(/^\/api(?=\/)/, VERSION_PREFIX)];
+/** The paths a route answers at: its own and the versioned alias (only `/api/...` has one). */
+export const versionedPaths = (path: string): string[] => (/^\/api(?=\/)/.test(path) ? [path, path.replace(/^\/api(?=\/)/, VERSION_PREFIX)] : [path]);
 
 /**
  * The code endpoints (send and verify; each code costs an e-mail or an SMS): the per-client limit

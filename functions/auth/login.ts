@@ -16,6 +16,6 @@ const body = z.pipe(fields, z.transform((value: z.output<typeof fields>, context
 export const handler = endpoint('POST /api/auth/login', {
   body,
   response: 'sessionSchema',
-  docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED'] },
+  docs: { summary: 'Log in with a password', errors: ['INVALID_CREDENTIALS', 'LOGIN_LOCKED', 'ACCOUNT_DISABLED'] },
   run: ({ body, headers }, ctx) => logInWithPassword(ctx, body.target, body.password, sessionName(body.clientName, headerValue(headers, 'user-agent'))),
 });

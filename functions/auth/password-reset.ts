@@ -15,7 +15,7 @@ export const handler = endpoint('POST /api/auth/password/reset', {
   docs: {
     summary: 'Set a new password with a code',
     description: 'The code must have been sent to `target`. Tokens issued before stop working; a login lock is lifted.',
-    errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED'],
+    errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_DISABLED'],
   },
   run: async ({ body }, ctx) => {
     await resetPassword(ctx, body.target, body.verifyCode, body.newPassword);

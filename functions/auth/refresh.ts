@@ -15,7 +15,7 @@ export const handler = endpoint('POST /api/auth/token/refresh', {
       'Every refresh rotates: the refresh token sent is spent and the answer carries the next one. Sending the spent token again within ' +
       'REFRESH_GRACE_SECONDS (default 30) answers the same next token (parallel or retried refreshes); later, it is taken as a stolen copy ' +
       'and ends the session with all its tokens (`SESSION_ENDED`).',
-    errors: ['REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_EXPIRED', 'SESSION_ENDED'],
+    errors: ['REFRESH_TOKEN_INVALID', 'REFRESH_TOKEN_EXPIRED', 'SESSION_ENDED', 'ACCOUNT_DISABLED'],
   },
   run: ({ body }, ctx) => refreshSession(ctx, body.refreshToken),
 });

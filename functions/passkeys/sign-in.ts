@@ -15,7 +15,7 @@ export const handler = endpoint('POST /api/auth/passkey/verify', {
   docs: {
     summary: 'Sign in with a passkey',
     description: 'Verifies what the platform answered to the options of `POST /api/auth/passkey/options` and opens a session, as a code sign-in does. Every refusal is the same 401 PASSKEY_INVALID.',
-    errors: ['PASSKEY_INVALID'],
+    errors: ['PASSKEY_INVALID', 'ACCOUNT_DISABLED'],
   },
   run: async ({ body, headers }, ctx) => ({
     ...succeeded('Signed in.'),

@@ -14,7 +14,7 @@ const body = z.object({ target: targetSchema, verifyCode: verifyCodeSchema, clie
 export const handler = endpoint('POST /api/verify-code/verify', {
   body,
   response: 'codeSessionSchema',
-  docs: { summary: 'Sign in with a code', description: 'A target without an account gets one.', errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED'] },
+  docs: { summary: 'Sign in with a code', description: 'A target without an account gets one.', errors: ['CODE_INVALID', 'CODE_ATTEMPTS_EXCEEDED', 'ACCOUNT_DISABLED'] },
   run: async ({ body, headers }, ctx) => ({
     ...succeeded('Signed in.'),
     ...(await signInWithCode(ctx, body.target, body.verifyCode, sessionName(body.clientName, headerValue(headers, 'user-agent')))),

@@ -17,6 +17,8 @@ export interface BusinessAlarmThresholds {
   smsCodesPerHour: number;
   /** Login lockouts in one hour above which credential stuffing is suspected (`alarmLoginLockoutsPerHour`). */
   loginLockoutsPerHour: number;
+  /** Accounts deleted or disabled by support in one hour above which a stolen support credential is suspected (`alarmAdminRemovalsPerHour`). */
+  adminRemovalsPerHour: number;
 }
 
 /** A business metric of shared/ports/metrics.ts as CloudWatch has it: by the stage's `service`. */
@@ -118,6 +120,14 @@ export class BusinessAlarms extends Construct {
       thresholds.loginLockoutsPerHour,
       ComparisonOperator.GREATER_THAN_THRESHOLD,
       `More than ${thresholds.loginLockoutsPerHour} password logins were locked in an hour: credential stuffing`,
+    );
+
+    alarm(
+      'AdminRemovalsPerHour',
+      businessMetric(serviceName, 'AdminAccountRemovals', { period: hour }),
+      thresholds.adminRemovalsPerHour,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      `Support deleted or disabled more than ${thresholds.adminRemovalsPerHour} accounts in an hour: a stolen support credential, or a planned cleanup (docs/operating.md)`,
     );
 
     if (props.alarmTopicArn) {

@@ -137,6 +137,24 @@ export class ServiceDashboard extends Construct {
         business('Failed codes, lockouts, refresh reuse', [countOf('CodeVerificationsFailed'), countOf('LoginLockouts'), countOf('RefreshTokenReuse')]),
         business('Accounts, records, events', [countOf('AccountsCreated'), countOf('AccountsDeleted'), countOf('RecordsSaved'), countOf('EventsRecorded')]),
       ],
+      [
+        // The support team's admin API (issue 37): per operation and per kind of caller, whatever values appear.
+        business('Admin requests by operation', [
+          new MathExpression({
+            expression: `SEARCH('{${METRIC_NAMESPACE},service,operation} MetricName="AdminRequests" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+            label: 'operation',
+            period: PERIOD,
+          }),
+        ]),
+        business('Admin requests by caller kind, and accounts deleted or disabled by support', [
+          new MathExpression({
+            expression: `SEARCH('{${METRIC_NAMESPACE},service,actorKind} MetricName="AdminRequestsByActor" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+            label: 'caller',
+            period: PERIOD,
+          }),
+          countOf('AdminAccountRemovals'),
+        ]),
+      ],
     ];
 
     this.dashboard = new Dashboard(this, 'Dashboard', { widgets, defaultInterval: Duration.hours(3) });

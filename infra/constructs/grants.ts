@@ -96,3 +96,23 @@ export function grantNeeds(scope: Construct, label: string, grantee: IGrantable,
     );
   }
 }
+
+/** The writes that could change or remove an item; the audit trail's items take none of them. */
+export const AUDIT_PROTECTED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
+
+/**
+ * The admin functions' audit trail is append-only (issue 37): their roles may never update or
+ * delete an item whose partition key is `AUDIT#...`, whatever else they may write. An explicit
+ * Deny on the leading key, which no Allow can override; each entry itself is a put conditioned
+ * on a new key (shared/db/audit-repository.ts).
+ */
+export function protectAuditTrail(grantee: IGrantable, tableArn: string): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: [...AUDIT_PROTECTED_ACTIONS],
+      resources: [tableArn],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+    }),
+  );
+}

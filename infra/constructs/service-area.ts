@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { VERSION_PREFIX, routeId } from '../../shared/routes';
 import type { JobDefinition, RouteDefinition } from '../../shared/routes';
 import { routeConditions } from '../bundling/options';
-import { SMS_WILDCARD_REASON, grantNeeds } from './grants';
+import { SMS_WILDCARD_REASON, grantNeeds, protectAuditTrail } from './grants';
 import type { GrantTargets, Needs } from './grants';
 import { FunctionErrorAlarms } from './operations';
 import { DEFAULT_TIMEOUT, SMALL_MEMORY_MB, ServiceFunction, constructIdOf, memoryMbOf } from './service-function';
@@ -47,9 +47,13 @@ const AREA_OF_SEGMENT: Readonly<Record<string, string>> = {
 /** The area that scheduled jobs belong to (they have no path). */
 export const JOBS_AREA = 'operations';
 
+/** The area of the support team's `/admin` API (issue 37): a nested stack of its own. */
+export const ADMIN_AREA = 'admin';
+
 /** The top segment of an API path: `/api/users/me` -> `users`. */
 export function topSegmentOf(path: string): string {
   const [prefix, segment] = path.split('/').filter(Boolean);
+  if (prefix === ADMIN_AREA && segment) return ADMIN_AREA;
   if (prefix !== 'api' || !segment || `/api/${segment}` === VERSION_PREFIX) throw new Error(`Route path ${path} is not under /api/<area>/`);
   return segment;
 }
@@ -75,7 +79,7 @@ export interface ServiceAreaProps extends NestedStackProps {
   routes: readonly RouteDefinition[];
   jobs: readonly JobDefinition[];
   api: RestApi;
-  /** The API's `/api` and `/api/v1` resources (in the parent), under which the area's paths grow. */
+  /** The API's `/api` and `/api/v1` resources (in the parent), under which the area's paths grow; `/admin` grows from the API's root. */
   apiRoots: { readonly [prefix: string]: IResource };
   /** The stage name as plain text: a reference to the parent's Stage would be a cycle (the stage's deployment waits for these methods). */
   stageName: string;
@@ -105,7 +109,13 @@ export class ServiceArea extends NestedStack {
     const topResources = new Map<string, IResource>();
     const withPreflight = new Set<IResource>();
     // `/api/users/me` -> the `users` resource under the parent's `/api`, then `me` under it here.
-    const routeResource = (path: string): IResource => {
+    const routeResource = (path: string, route: RouteDefinition): IResource => {
+      if (route.auth === 'iam') {
+        // `/admin/...` from the API's root; no CORS preflight: the admin API is for signed clients, not browsers.
+        const admin = (topResources.get('/admin') ?? new Resource(this, constructIdOf('resource', '/admin'), { parent: props.api.root, pathPart: 'admin' }));
+        topResources.set('/admin', admin);
+        return admin.resourceForPath(path.slice('/admin/'.length));
+      }
       const prefix = path.startsWith(`${VERSION_PREFIX}/`) ? VERSION_PREFIX : '/api';
       const [segment, ...rest] = path.slice(prefix.length + 1).split('/');
       const key = `${prefix}/${segment}`;
@@ -146,15 +156,19 @@ export class ServiceArea extends NestedStack {
       });
       fn.function.addPermission('ApiInvoke', {
         principal: new ServicePrincipal('apigateway.amazonaws.com'),
-        sourceArn: props.api.arnForExecuteApi(route.method, '/api/*', props.stageName),
+        sourceArn: props.api.arnForExecuteApi(route.method, route.auth === 'iam' ? '/admin/*' : '/api/*', props.stageName),
       });
-      const methods = [route.path, `${VERSION_PREFIX}${route.path.slice('/api'.length)}`].map((path) =>
-        routeResource(path).addMethod(
+      if (route.auth === 'iam') protectAuditTrail(fn.role, props.targets.table.tableArn);
+      const paths = route.auth === 'iam' ? [route.path] : [route.path, `${VERSION_PREFIX}${route.path.slice('/api'.length)}`];
+      const methods = paths.map((path) =>
+        routeResource(path, route).addMethod(
           route.method,
           integration,
           route.auth === 'bearer'
             ? { authorizationType: AuthorizationType.CUSTOM, authorizer: props.authorizer }
-            : { authorizationType: AuthorizationType.NONE },
+            : route.auth === 'iam'
+              ? { authorizationType: AuthorizationType.IAM }
+              : { authorizationType: AuthorizationType.NONE },
         ),
       );
       for (const method of methods) {

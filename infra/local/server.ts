@@ -29,6 +29,8 @@ import type { DocsFile } from '../tools/docs-site';
 import { PROJECT_ROOT } from '../project-root';
 import { DevMetrics } from './dev-metrics';
 import type { DevOutbox } from './dev-outbox';
+import { DEFAULT_LOCAL_ADMIN_CREDENTIALS, checkSignature } from './sigv4-check';
+import type { LocalAdminCredentials } from './sigv4-check';
 
 /**
  * Local mode: one Node process that plays API Gateway in front of the real handler modules.
@@ -49,6 +51,11 @@ export interface LocalServerOptions {
   logSink?: LogSink;
   /** Ports in place of the dev outbox and the root secret (tests of AWS adapters and faults). */
   ports?: { codeSender?: CodeSender; secrets?: SecretSource };
+  /**
+   * The credentials `/admin` requests must be signed with (SigV4, service `execute-api`, region
+   * `AWS_REGION`): LOCAL_ADMIN_ACCESS_KEY_ID and LOCAL_ADMIN_SECRET_ACCESS_KEY, else the defaults.
+   */
+  adminCredentials?: LocalAdminCredentials;
 }
 
 export interface LocalServer {
@@ -309,6 +316,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     send(response, status, { ...SECURITY_HEADERS, ...corsHeaders(cfg.CORS_ORIGINS, origin), ...headers, ...extra }, JSON.stringify(body));
   };
   const codeRequests = new CodeRequestLimiter(cfg.LOCAL_CODE_REQUESTS_PER_5_MINUTES);
+  const adminCredentials = options.adminCredentials ?? DEFAULT_LOCAL_ADMIN_CREDENTIALS;
   const codePaths = versionedPaths(CODE_PATH_PREFIX);
   /** An answer given before the body was read: the connection closes, so the rest is never read. */
   const closing = { Connection: 'close' };
@@ -389,6 +397,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
 
     const arn = methodArn(method, url.pathname);
     let authorizerContext: Record<string, string> | undefined;
+    let iamIdentity: Record<string, string> | undefined;
     // The token before the body: an unauthenticated client cannot make the server hold its body.
     if (mount.route.auth === 'bearer') {
       const header = request.headers.authorization;
@@ -418,6 +427,29 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
       });
       request.resume();
       return;
+    }
+
+    // AWS_IAM, as API Gateway checks it: the signature covers the body, so it is read first (capped above).
+    if (mount.route.auth === 'iam') {
+      const signedHeaders: Record<string, string> = {};
+      for (let index = 0; index < request.rawHeaders.length; index += 2) {
+        const name = request.rawHeaders[index]!.toLowerCase();
+        const value = request.rawHeaders[index + 1]!.trim();
+        signedHeaders[name] = signedHeaders[name] === undefined ? value : `${signedHeaders[name]},${value}`;
+      }
+      const signedQuery: Record<string, string | string[]> = {};
+      for (const [name, value] of url.searchParams) {
+        const known = signedQuery[name];
+        signedQuery[name] = known === undefined ? value : [...[known].flat(), value];
+      }
+      const check = await checkSignature(
+        { method, path: url.pathname, query: signedQuery, headers: signedHeaders, body },
+        adminCredentials,
+        cfg.AWS_REGION,
+        options.clock.now(),
+      );
+      if (!check.ok) return gateway(response, check.reason === 'stale' ? 'INVALID_SIGNATURE' : check.reason === 'mismatch' ? 'INVALID_SIGNATURE' : 'INCOMPLETE_SIGNATURE', origin);
+      iamIdentity = { userArn: check.actorArn, caller: check.actorArn, accountId: ACCOUNT, accessKey: adminCredentials.accessKeyId };
     }
 
     // Collected in Maps, then made objects with own properties only, as the JSON of a Lambda
@@ -469,7 +501,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
         resourceId: 'local',
         resourcePath: mount.resource,
         stage: STAGE,
-        identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null },
+        identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null, ...iamIdentity },
       },
     } as unknown as APIGatewayProxyEvent;
     // No getRemainingTimeInMillis: nothing times a local request out (middy would answer 500 at

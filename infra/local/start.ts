@@ -7,6 +7,7 @@ import { ensureTable } from './create-table';
 import { DevOutbox } from './dev-outbox';
 import { freePort, superviseDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer } from './server';
+import { DEFAULT_LOCAL_ADMIN_CREDENTIALS } from './sigv4-check';
 
 /**
  * `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
@@ -14,6 +15,11 @@ import { startLocalServer } from './server';
  * it dies; if it keeps dying, or cannot come back, the whole process exits with the reason.
  */
 const port = Number(process.env.PORT ?? 8080);
+/** The credentials the local `/admin` routes take (local mode only; the stack never reads them). */
+const adminCredentials = {
+  accessKeyId: process.env.LOCAL_ADMIN_ACCESS_KEY_ID ?? DEFAULT_LOCAL_ADMIN_CREDENTIALS.accessKeyId,
+  secretAccessKey: process.env.LOCAL_ADMIN_SECRET_ACCESS_KEY ?? DEFAULT_LOCAL_ADMIN_CREDENTIALS.secretAccessKey,
+};
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
 
 /** JWT_SECRET if set; otherwise a random dev secret, kept in DATA_DIR so tokens survive restarts. */
@@ -65,6 +71,7 @@ async function main() {
       outbox: new DevOutbox(systemClock, true),
       port,
       host: process.env.HOST ?? '127.0.0.1',
+      adminCredentials,
     });
   } catch (error) {
     await stop();
@@ -73,6 +80,10 @@ async function main() {
   console.log(`API listening on ${server.url} (DynamoDB Local at ${dynamo.endpoint}, ${dataDir ? `data in ${dataDir}` : 'in memory'})`);
   console.log(`API reference: ${server.url}/docs  (demo data: npm run seed)`);
   console.log(`Codes go to the dev outbox: ${server.url}/dev/outbox?target=<e-mail or phone>`);
+  // Local mode only: the admin API's SigV4 credentials (the support CLI uses them: npm run admin).
+  console.log(
+    `Admin API (/admin, SigV4 for execute-api in ${config.AWS_REGION}): LOCAL_ADMIN_ACCESS_KEY_ID=${adminCredentials.accessKeyId} LOCAL_ADMIN_SECRET_ACCESS_KEY=${adminCredentials.secretAccessKey}  (npm run admin -- find --email ...)`,
+  );
 
   let stopping = false;
   const shutdown = (signal: string) => {

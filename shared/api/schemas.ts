@@ -429,6 +429,61 @@ export const activeSessionListSchema = /* @__PURE__ */ built(() => z.array(activ
 export const passkeyListSchema = /* @__PURE__ */ built(() => z.array(passkeySchema));
 
 /**
+ * The admin API (issue 37, `/admin/...`, IAM-signed): what support sees of an account. Built from
+ * an allowlist (shared/admin/admin-views.ts): counts, totals, names and times; never a secret or
+ * its hash, a transcript's title or text, an event's value or a login's place.
+ */
+export const adminUserSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      userId: idSchema('The user'),
+      status: z.enum(['active', 'disabled', 'deleting']).check(z.describe('`deleting`: the account ended and its data is being removed; the rest is then null or empty')),
+      email: z.nullable(z.string()),
+      phone: z.nullable(z.string()),
+      createdAt: z.nullable(timestampSchema),
+      updatedAt: z.nullable(timestampSchema),
+      timeZone: z.nullable(z.string()),
+      locale: z.nullable(z.string()),
+      disabledAt: z.nullable(timestampSchema),
+      signIn: z.object({
+        passwordSet: z.boolean(),
+        failedAttempts: z.int().check(z.minimum(0), z.describe('Wrong passwords within the lock window')),
+        lockedUntil: z.nullable(timestampSchema).check(z.describe('Password login is locked until then; null when not locked')),
+        passkeys: z.array(z.object({ name: z.string(), createdAt: timestampSchema, lastUsedAt: z.nullable(timestampSchema) })),
+      }),
+      devices: z.array(z.object({ sn: z.string(), productModel: z.nullable(z.string()), createdAt: timestampSchema })).check(z.describe('Newest binding first, at most 100')),
+      sessions: z.array(z.object({ sessionId: z.string(), clientName: z.string(), createdAt: timestampSchema, lastUsedAt: timestampSchema })).check(z.describe('The live sessions')),
+      usage: z.object({ totalSeconds: z.int().check(z.minimum(0)) }),
+    }),
+  { id: 'AdminUser', description: 'An account as support sees it: no secret, no transcript, no event value.' },
+);
+
+/** One entry of the admin audit trail (append-only). */
+export const adminAuditEntrySchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      at: z.string().check(z.meta({ format: 'date-time', description: 'When the request was answered, ISO 8601 with milliseconds' })),
+      actor: z.string().check(z.describe('The caller’s IAM ARN (the local admin’s locally)')),
+      actorKind: z.string().check(z.describe('`assumed-role`, `user`, `root`, `federated-user` or `local`')),
+      operation: z.string().check(z.meta({ examples: ['POST /admin/users/{userId}/disable'] })),
+      userId: z.nullable(idSchema('The account acted on, when known')),
+      sn: z.nullable(z.string()),
+      reason: z.nullable(z.string()),
+      status: z.int().check(z.describe('The HTTP status answered')),
+      requestId: z.string(),
+    }),
+  { id: 'AdminAuditEntry', description: 'One /admin request that reached its function.' },
+);
+
+/** DELETE /admin/devices/{sn}: the serial, and the account it was taken from. */
+export const adminReleasedDeviceSchema = /* @__PURE__ */ named(() => z.object({ sn: z.string(), userId: idSchema('The former owner') }), {
+  id: 'AdminReleasedDevice',
+  description: 'The serial is free to bind.',
+});
+
+export const adminAuditListSchema = /* @__PURE__ */ built(() => z.array(adminAuditEntrySchema));
+
+/**
  * Every non-2xx body (contract section 2), from a handler (shared/http/error-map.ts) or from the
  * gateway (shared/http/gateway-responses.ts). Documentation only: those modules build the bodies.
  */

@@ -201,3 +201,34 @@ export async function listDevices(db: Database, userId: number, page: PageReques
   const result = await queryPage(db, keys.userPartition(userId), DEVICE_LIST, page);
   return { ...result, items: result.items.map(toDevice) };
 }
+
+/** The account a serial is bound to (its owner marker), if any. */
+export async function findSerialOwner(db: Database, sn: string): Promise<number | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.deviceOwner(sn), ConsistentRead: true }));
+  return result.Item ? Number(result.Item.userId) : undefined;
+}
+
+/**
+ * Support's release of a serial (issue 37): the owner marker and the device item of `ownerId`, in
+ * one transaction, so the serial is free for anyone and gone from the owner's list. The owner's
+ * other data (records, events) stays theirs: nothing in it names the serial's next owner.
+ * Conditioned on `ownerId` still holding it: an unbind or a purge in between makes this a 404.
+ */
+export async function releaseSerial(db: Database, ownerId: number, sn: string): Promise<void> {
+  const gone = () => new NotFoundError('No device with this serial number is bound to any account.');
+  await writeAtomically(db, [
+    {
+      item: {
+        Delete: {
+          TableName: db.tableName,
+          Key: keys.deviceOwner(sn),
+          // Only while the owner read is still the owner.
+          ConditionExpression: 'userId = :owner',
+          ExpressionAttributeValues: { ':owner': ownerId },
+        },
+      },
+      onConditionFailed: gone,
+    },
+    { item: { Delete: { TableName: db.tableName, Key: keys.device(ownerId, sn) } } },
+  ]);
+}

@@ -28,6 +28,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | account purge in progress   | PURGE                   | USER#<userId> |
  * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  * | health probe (never written)| HEALTH                  | PROBE         |
+ * | admin audit entry (4)       | AUDIT#<target>          | AT#<time ms>#<requestId> |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
  * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
@@ -36,6 +37,9 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * (3) `<passkeyId>` is the SHA-256 of the credential id (base64url): sign-in finds the account of a
  *     credential by the owner item, then the passkey in the account's partition.
  * (4) after the record's deletion, its tombstone (no content) until RECORD_TOMBSTONE_RETENTION_SECONDS.
+ *
+ * (4) `<target>` is `USER#<userId>`, `DEVICE#<sn>` or `NONE`: outside the user's partition, so an
+ *     account's deletion leaves its audit trail (append-only, kept for AUDIT_RETENTION_DAYS by TTL).
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
  * the markers outside it (identities, serial owners, passkey owners). `<createdAt ms>` is ISO 8601 with
@@ -55,6 +59,10 @@ export type IdentityKind = 'email' | 'phone';
  * function it imports alone lets the bundler leave the other builders out of its bundle.
  */
 export const userKey = (userId: number) => key(`USER#${userId}`, 'PROFILE');
+
+function auditPartition(target: AuditTarget): string {
+  return `AUDIT#${target.userId !== undefined ? `USER#${target.userId}` : target.sn !== undefined ? `DEVICE#${target.sn}` : 'NONE'}`;
+}
 
 export const keys = {
   user: userKey,
@@ -85,7 +93,15 @@ export const keys = {
   /** `<hour>` is `2026-01-29T10` (UTC); shards spread the deployment-wide count over partitions. */
   smsHourShard: (utcHour: string, shard: number) => key(`SMS#${utcHour}#${shard}`, 'COUNT'),
   healthProbe: () => key('HEALTH', 'PROBE'),
+  auditPartition,
+  auditEntry: (target: AuditTarget, atMs: string, requestId: string) => key(auditPartition(target), `AT#${atMs}#${requestId}`),
 };
+
+/** What an admin request acted on: an account, a serial, or (a lookup that found nothing) neither. */
+export interface AuditTarget {
+  userId?: number | undefined;
+  sn?: string | undefined;
+}
 
 const SESSION_MARKER_PREFIX = 'session#';
 
@@ -108,6 +124,7 @@ export const sortKeyPrefix = {
   stats: 'STATS#',
   session: 'SESSION#',
   passkey: 'PASSKEY#',
+  auditEntry: 'AT#',
 };
 
 /** Ids padded to the digits of Number.MAX_SAFE_INTEGER, so that they sort as strings. */

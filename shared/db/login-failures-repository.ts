@@ -114,3 +114,12 @@ export async function lockLogin(db: Database, subject: string, now: number, poli
 export async function clearLoginFailures(db: Database, subject: string): Promise<void> {
   await db.client.send(new DeleteCommand({ TableName: db.tableName, Key: keys.loginFailures(subject) }));
 }
+
+/** What support sees of a subject's password attempts: how many failed within the window, and any lock running. */
+export async function readLoginStanding(db: Database, subject: string, now: number, policy: LockPolicy): Promise<{ failedAttempts: number; lockedUntil: number | undefined }> {
+  const item = await readAttempts(db, subject);
+  const failedAttempts = Array.from({ length: policy.maxFailures }, (_, index) => item[`s${index}`]).filter(
+    (at) => at !== undefined && at > now - policy.windowSeconds,
+  ).length;
+  return { failedAttempts, lockedUntil: item.lockedUntil !== undefined && item.lockedUntil > now ? item.lockedUntil : undefined };
+}

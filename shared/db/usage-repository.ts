@@ -1,4 +1,4 @@
-import { paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { Database } from './client';
 import { keys } from './keys';
 import { SORT_KEY } from './table';
@@ -84,4 +84,10 @@ export async function readUsage(db: Database, userId: number, fromDate: string, 
     else if (sk <= dayKey(toDate) && seconds > 0) dailyUsage.push({ date: sk.slice(dayKey('').length), usage: seconds });
   }
   return { totalUsage, dailyUsage };
+}
+
+/** The lifetime total in seconds (0 before any record): one read. */
+export async function readUsageTotal(db: Database, userId: number): Promise<number> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.usageTotal(userId), ConsistentRead: true }));
+  return Number(result.Item?.usageSeconds ?? 0);
 }

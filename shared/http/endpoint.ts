@@ -15,7 +15,7 @@ import type { Remember } from '../db/transactions';
 import { caller } from './middlewares/caller';
 import { errorMapping } from './middlewares/error-mapping';
 import type { Idempotency } from './middlewares/idempotency';
-import type { Caller, Invocation } from './middlewares/invocation';
+import type { Caller, EndpointMiddleware, Invocation } from './middlewares/invocation';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
 import { response } from './middlewares/response';
@@ -96,6 +96,11 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
    * a replay of a stored answer), which `If-Match` sends back (docs/sync.md).
    */
   etag?: boolean;
+  /**
+   * The audit trail of an `iam` route (set by `adminEndpoint`, shared/http/admin-endpoint.ts):
+   * passed in, like `idempotency`, so that no other function bundles what it writes with.
+   */
+  audit?: (app: AppContext, route: RouteDefinition) => EndpointMiddleware;
   run(input: RunInput<B, Q, P, R>, ctx: ServiceContext): Promise<Result<T>>;
 }
 
@@ -117,6 +122,8 @@ export function endpoint<
 >(id: RouteId, definition: EndpointDefinition<B, Q, P, R, T> & OnlyListedFields<T, ResultBody<R>>): ProxyHandler {
   const route = findRoute(id);
   const name = routeId(route);
+  // Every admin request is audited: an `iam` route without its audit trail is a mistake, not an option.
+  if ((route.auth === 'iam') !== (definition.audit !== undefined)) throw new Error(`${name}: an iam route, and only one, is built with adminEndpoint`);
 
   /** The handler with its middlewares, serving one context. */
   const withContext = (app: AppContext) => {
@@ -151,8 +158,10 @@ export function endpoint<
     };
     // Before runs in this order, after and onError in the reverse one: the request log is first
     // in and last out, errors are mapped after every other middleware had its say.
-    const handler = middy<APIGatewayProxyEvent, unknown, Error, Invocation>(base)
-      .use(requestLog(app, name))
+    const handler = middy<APIGatewayProxyEvent, unknown, Error, Invocation>(base).use(requestLog(app, name));
+    // The admin API's audit entry sees the answer as the caller gets it, refusals included.
+    if (definition.audit) handler.use(definition.audit(app, route));
+    handler
       .use(errorMapping(app, name))
       .use(response({ config: app.config, etag: definition.etag === true }));
     if (definition.body) handler.use(jsonBody({ optional: definition.bodyOptional }));

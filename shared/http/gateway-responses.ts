@@ -29,6 +29,11 @@ export const GATEWAY_RESPONSES = {
   ACCESS_DENIED: { status: 401, body: { code: 401, message: 'Unauthorized', error: 'UNAUTHORIZED' } },
   // A REST API answers an unknown path (or method) with MISSING_AUTHENTICATION_TOKEN.
   MISSING_AUTHENTICATION_TOKEN: { status: 404, body: { code: 404, message: 'Not found', error: 'NOT_FOUND' } },
+  // The admin API's AWS_IAM refusals (issue 37): unsigned (or a person's bearer token), signed
+  // wrongly or for another request, or dated more than 15 minutes away.
+  INCOMPLETE_SIGNATURE: { status: 403, body: { code: 403, message: 'Forbidden', error: 'FORBIDDEN' } },
+  INVALID_SIGNATURE: { status: 403, body: { code: 403, message: 'Forbidden', error: 'FORBIDDEN' } },
+  EXPIRED_TOKEN: { status: 403, body: { code: 403, message: 'Forbidden', error: 'FORBIDDEN' } },
   THROTTLED: {
     status: 429,
     body: { code: 429, message: 'Too many requests', error: 'THROTTLED' },

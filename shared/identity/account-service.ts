@@ -153,7 +153,7 @@ export async function resetPassword(ctx: ServiceContext, target: Target, code: s
   const userId = await findUserIdByIdentity(ctx.db, target.kind, target.value);
   // No account: the same answer as a wrong code, so only the target's owner could tell the two apart.
   if (userId === undefined) throw new CodeInvalidError('The verification code is invalid or has expired.');
-  // replacePassword is conditioned on the account still existing: no need to read the profile.
+  // replacePassword is conditioned on the account still existing and not disabled: no need to read the profile.
   await replacePassword(ctx.db, userId, await hashPassword(newPassword), isoSeconds(ctx.clock.now()), [spendCode]);
   await clearLoginFailures(ctx.db, accountSubject(userId));
 }

@@ -18,7 +18,7 @@ import { backOff, writeAtomically } from '../db/transactions';
 import type { GuardedWrite } from '../db/transactions';
 import { bookHonours, findSessionBook } from '../db/users-repository';
 import type { SessionBook } from '../db/users-repository';
-import { RefreshTokenExpiredError, RefreshTokenInvalidError, ServiceUnavailableError, SessionEndedError, UnauthorizedError } from '../errors';
+import { AccountDisabledError, RefreshTokenExpiredError, RefreshTokenInvalidError, ServiceUnavailableError, SessionEndedError, UnauthorizedError } from '../errors';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { newSessionId, newSessionSeed, parseRefreshToken, refreshTokenFor, refreshTokenMatches } from './refresh-tokens';
@@ -69,8 +69,26 @@ export function sessionName(clientName: string | undefined, userAgent: string | 
   return agent === '' ? 'unknown' : agent;
 }
 
-const isLive = (session: SessionRecord, book: SessionBook, now: number) =>
+/** Whether a session lives: opened at the account's version, marked, and neither expired nor idle too long. */
+export const isLive = (session: SessionRecord, book: SessionBook, now: number) =>
   session.tokenVersion === book.tokenVersion && book.markedSessionIds.includes(session.sessionId) && session.endsAt > now && session.idleEndsAt > now;
+
+/**
+ * The one rule that keeps a disabled account out (issue 37; /work/notes/DISABLED.md): every way in
+ * opens its session through `openSession` or renews it through `refreshSession`, and both call
+ * this on the profile's book they read anyway, after the credential was proven. A way in added
+ * later (another identity provider) is covered by opening its session the same way. A proven
+ * credential that opens no session asks `assertMaySignIn`; a password reset, which opens none,
+ * has the same rule in its write's condition (users-repository `replacePassword`), at no extra read.
+ */
+export function refuseDisabled(book: Pick<SessionBook, 'disabled'> | undefined): void {
+  if (book?.disabled) throw new AccountDisabledError(AccountDisabledError.message);
+}
+
+/** `refuseDisabled` for a proven credential that opens no session (a password reset): one read. */
+export async function assertMaySignIn(ctx: ServiceContext, userId: number): Promise<void> {
+  refuseDisabled(await findSessionBook(ctx.db, userId));
+}
 
 /** `now`: the moment the session's times were set from, so the token's expiry agrees with them. */
 async function issueFor(ctx: ServiceContext, session: SessionRecord, now: Date = ctx.clock.now()): Promise<IssuedTokens> {
@@ -127,6 +145,7 @@ export async function openSession(
   for (let round = 0; round < OPEN_SESSION_ROUNDS; round++) {
     const sessions = await readAccountSessions(ctx.db, account.userId);
     const { book, items } = sessions;
+    refuseDisabled(book);
     // The account was deleted, or its password reset, since the sign-in read it. Rare enough
     // (the same person's reset racing their own sign-in) that "try again" is the honest answer.
     if (!book || book.tokenVersion !== account.tokenVersion) throw new ServiceUnavailableError('The account changed during the sign-in; try again.');
@@ -173,6 +192,8 @@ export async function refreshSession(ctx: ServiceContext, presented: string): Pr
     if (!refreshTokenMatches(refreshTokenKey, parts, session.seed) || parts.generation > session.generation) {
       throw new RefreshTokenInvalidError('The refresh token is invalid.');
     }
+    // Proven: a disabled account's holder learns why (its sessions ended when it was disabled).
+    refuseDisabled(standing);
     const now = ctx.clock.now();
     const nowSeconds = epochSeconds(now);
     // The session's own standing, as its access tokens would be judged: opened at the account's

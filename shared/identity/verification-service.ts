@@ -8,7 +8,7 @@ import { maskTarget } from '../logging/logger';
 import { epochSeconds, utcDate } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
 import { MAX_CODE_ATTEMPTS, codeMatches, generateCode, hashCode } from './codes';
-import { findIdentityLocale } from '../db/users-repository';
+import { findIdentityForCode } from '../db/users-repository';
 import { chooseLocale, renderCodeMessage } from './messages';
 import type { Locale } from './messages';
 import type { Target } from './targets';
@@ -29,7 +29,13 @@ export async function sendCode(ctx: ServiceContext, target: Target, requested: L
     ctx.log.info('code not sent: country not allowed', { target: maskTarget(target.value) });
     return;
   }
-  const locale = requested ?? chooseLocale((await findIdentityLocale(db, target.kind, target.value)) ?? undefined, undefined);
+  const holder = await findIdentityForCode(db, target.kind, target.value);
+  if (holder.disabled) {
+    // A disabled account gets no code; the caller gets the ordinary answer, as for any target.
+    ctx.log.info('code not sent: account disabled', { target: maskTarget(target.value) });
+    return;
+  }
+  const locale = requested ?? chooseLocale(holder.locale ?? undefined, undefined);
   const { codeHashKey } = await ctx.keys();
   const now = clock.now();
   const sentAt = epochSeconds(now);

@@ -27,9 +27,15 @@ export const METRICS = {
   EventsRecorded: undefined,
   /** The first invocation of a function container. */
   ColdStart: undefined,
+  /** A request to the admin API (issue 37) that reached its function, by operation (`disable`, `find-user` ...). */
+  AdminRequests: 'operation',
+  /** The same, by the kind of IAM principal that signed it (`assumed-role`, `user`, `root`, `local` ...). */
+  AdminRequestsByActor: 'actorKind',
+  /** An account deleted or disabled by support: the alarm on a stolen support credential counts these. */
+  AdminAccountRemovals: undefined,
 } as const satisfies Record<string, MetricDimension | undefined>;
 
-export type MetricDimension = 'channel' | 'country' | 'method';
+export type MetricDimension = 'channel' | 'country' | 'method' | 'operation' | 'actorKind';
 export type MetricName = keyof typeof METRICS;
 
 /** The dimension value a metric takes; metrics without a dimension take none. */

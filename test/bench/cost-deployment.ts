@@ -1,3 +1,4 @@
+import { routes } from '../../shared/routes';
 import { METRICS } from '../../shared/ports/metrics';
 import type { MetricDimension } from '../../shared/ports/metrics';
 import { ofType, synthesize } from '../infra/synth';
@@ -32,6 +33,9 @@ const dimensionValues: Record<MetricDimension, (profile: UsageProfile) => number
   channel: () => 2, // email, sms
   method: () => 3, // code, password, refresh
   country: (profile) => Object.keys(profile.codeChannels.sms).length,
+  // The admin API (issue 37): one series per operation; its callers are the team's SSO roles.
+  operation: () => routes.filter((route) => route.auth === 'iam').length,
+  actorKind: () => 1, // assumed-role
 };
 
 /** Every metric of METRICS once per value of its dimension (`service` is one value per stage). */

@@ -25,8 +25,14 @@ describe('business alarms', () => {
   const dev = synth();
   const tuned = synth({ alarmSmsCodesPerHour: 1000, alarmLoginLockoutsPerHour: 7, alarmTopicArn: TOPIC });
 
-  it('are four: SMS per hour, delivery failure rate, refresh reuse, lockouts per hour', () => {
-    expect(businessAlarms(dev)).toHaveLength(4);
+  it('are five: SMS per hour, delivery failure rate, refresh reuse, lockouts per hour, support removals per hour', () => {
+    expect(businessAlarms(dev)).toHaveLength(5);
+  });
+
+  it('support removals per hour: AdminAccountRemovals summed over an hour, above the context threshold', () => {
+    const alarm = alarmOn(dev, 'AdminAccountRemovals');
+    expect(alarm).toMatchObject({ Statistic: 'Sum', Period: 3600, Threshold: DEFAULT_BUSINESS_ALARMS.adminRemovalsPerHour, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(dimensionsOf(alarm)).toEqual({ service: 'captioning-dev' });
   });
 
   it('SMS codes per hour: CodesSent of the sms channel, summed over an hour, above the context threshold', () => {

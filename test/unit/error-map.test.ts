@@ -22,7 +22,7 @@ describe('error map', () => {
   it('answers every domain error with a 4xx or a 503 carrying its own name and message, never a bare 500', () => {
     for (const { name, error } of instances) {
       const response = errorResponse(error, 'req-1');
-      expect([400, 401, 404, 409, 410, 412, 413, 422, 429, 503], name).toContain(response.status);
+      expect([400, 401, 403, 404, 409, 410, 412, 413, 422, 429, 503], name).toContain(response.status);
       expect(response.body, name).toMatchObject({ error: error.code, message: 'message for the caller' });
       // The body code is the status, or 1 for the seed's rule violations (always with a 400 or a 503).
       expect([response.status, 1], name).toContain(response.body.code);

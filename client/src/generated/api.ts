@@ -1272,6 +1272,24 @@ export interface components {
     };
     responses: {
         /**
+         * @description Error.
+         *
+         *     - `ACCOUNT_DISABLED`: the account is disabled: it cannot sign in by any method until support enables it
+         */
+        AccountDisabled: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 403;
+                    /** @enum {unknown} */
+                    error?: "ACCOUNT_DISABLED";
+                };
+            };
+        };
+        /**
          * @description Conflict.
          *
          *     - `CLIENT_RECORD_ID_REUSED`: this `clientRecordId` already names a record created with a different body
@@ -1764,6 +1782,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["AccountDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
@@ -1831,6 +1850,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["AccountDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
@@ -1967,6 +1987,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["AccountDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
@@ -2037,6 +2058,7 @@ export interface operations {
                     };
                 };
             };
+            403: components["responses"]["AccountDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
@@ -2501,6 +2523,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["PasskeyInvalid"];
+            403: components["responses"]["AccountDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
