@@ -266,6 +266,14 @@ export class ClientRecordIdReusedError extends DomainError {
   readonly code = ClientRecordIdReusedError.code;
 }
 
+/** A change-feed cursor older than the tombstones are kept: the device walks the feed again from the start. */
+export class CursorExpiredError extends DomainError {
+  static readonly code = 'CURSOR_EXPIRED';
+  static readonly http = { status: 410, code: 410 };
+  static readonly description = 'the cursor is older than RECORD_TOMBSTONE_RETENTION_SECONDS and records changed since: walk the feed again without a cursor and drop the local records it does not bring';
+  readonly code = CursorExpiredError.code;
+}
+
 /** An Idempotency-Key used again within its lifetime for a different request. */
 export class IdempotencyKeyReusedError extends DomainError {
   static readonly code = 'IDEMPOTENCY_KEY_REUSED';

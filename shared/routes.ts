@@ -192,13 +192,17 @@ export const routes = [
   route('GET', '/api/devices', 'functions/devices/list.ts', { dynamodb: { actions: ['GetItem'], indexes: ['ByCreated'] } }),
   route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write', dynamodb: { actions: ['DeleteItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/devices/{sn}', 'functions/devices/get.ts', { dynamodb: { actions: ['GetItem'] } }),
-  route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  // UpdateItem: also the account's change sequence on the profile, which is the account check of these writes (docs/sync.md).
+  route('POST', '/api/transcriptions', 'functions/transcriptions/create.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem'] } }),
   route('GET', '/api/transcriptions', 'functions/transcriptions/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/transcriptions/usage', 'functions/transcriptions/usage.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  // The change feed (docs/sync.md): the profile (account check and sequence head), one Query of the feed, one BatchGetItem of its records.
+  route('GET', '/api/transcriptions/changes', 'functions/transcriptions/changes.ts', { dynamodb: { actions: ['GetItem', 'Query', 'BatchGetItem'] } }),
   route('GET', '/api/transcriptions/{id}', 'functions/transcriptions/get.ts', { dynamodb: { actions: ['GetItem'] } }),
-  route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
-  // PutItem: the record's tombstone in its id pointer (docs/sync.md).
-  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'] } }),
+  // DeleteItem: the record's previous feed entry.
+  route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } }),
+  // PutItem: the record's tombstone in its id pointer and in the feed (docs/sync.md).
+  route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } }),
   route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),

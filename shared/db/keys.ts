@@ -16,6 +16,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | transcription record        | USER#<userId>           | TRX#<createdAt ms>#<id16> |
  * | record id -> record key (4) | USER#<userId>           | RECORD#<id16> |
  * | app's record id -> record   | USER#<userId>           | CLIENTREC#<uuid> |
+ * | change feed entry (5)       | USER#<userId>           | CHANGE#<seq16> |
  * | lifetime / daily usage      | USER#<userId>           | USAGE#TOTAL, USAGE#DAY#<date> |
  * | behavior event              | USER#<userId>           | EVENT#<type>#<createdAt ms>#<id16> |
  * | event statistics per type   | USER#<userId>           | STATS#<type>  |
@@ -37,6 +38,8 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * (3) `<passkeyId>` is the SHA-256 of the credential id (base64url): sign-in finds the account of a
  *     credential by the owner item, then the passkey in the account's partition.
  * (4) after the record's deletion, its tombstone (no content) until RECORD_TOMBSTONE_RETENTION_SECONDS.
+ * (5) one per record, at the account's change sequence of its latest change (the profile's
+ *     `changeSeq`, advanced in the change's own transaction): docs/sync.md.
  *
  * (4) `<target>` is `USER#<userId>`, `DEVICE#<sn>` or `NONE`: outside the user's partition, so an
  *     account's deletion leaves its audit trail (append-only, kept for AUDIT_RETENTION_DAYS by TTL).
@@ -78,6 +81,7 @@ export const keys = {
   transcription: (userId: number, createdAtMs: string, id: number) => key(`USER#${userId}`, `TRX#${createdAtMs}#${padId(id)}`),
   transcriptionPointer: (userId: number, id: number) => key(`USER#${userId}`, `RECORD#${padId(id)}`),
   clientRecord: (userId: number, clientRecordId: string) => key(`USER#${userId}`, `CLIENTREC#${clientRecordId}`),
+  recordChange: (userId: number, sequence: number) => key(`USER#${userId}`, `CHANGE#${padId(sequence)}`),
   usageTotal: (userId: number) => key(`USER#${userId}`, 'USAGE#TOTAL'),
   usageDay: (userId: number, utcDate: string) => key(`USER#${userId}`, `USAGE#DAY#${utcDate}`),
   event: (userId: number, eventType: string, createdAtMs: string, id: number) =>
@@ -119,6 +123,7 @@ export const sortKeyPrefix = {
   device: 'DEVICE#',
   deviceList: 'DEV#',
   transcription: 'TRX#',
+  recordChange: 'CHANGE#',
   usageDay: 'USAGE#DAY#',
   event: (eventType: string) => `EVENT#${eventType}#`,
   stats: 'STATS#',

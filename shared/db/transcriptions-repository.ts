@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
+import { USER_WRITE_RETRY } from './account-guard';
 import type { AccountRef } from './account-guard';
+import { advanceSequence } from './change-sequence';
 import type { Database } from './client';
 import { keys, sortKeyPrefix } from './keys';
 import { decodeCursor, encodeCursor, keyOf, queryPage, queryRange, sortKeyRange } from './pagination';
@@ -22,7 +23,7 @@ export type TranscriptionRecord = z.output<typeof transcriptionRecordSchema>;
 /** What is left of a deleted record, as the API answers it. */
 export type RecordTombstone = z.output<typeof recordTombstoneSchema>;
 
-/** A record as stored: where it sorts, which day its usage counts on. */
+/** A record as stored: where it sorts, where its feed entry is, which day its usage counts on. */
 export interface StoredRecord extends TranscriptionRecord {
   createdAtMs: string;
   /**
@@ -32,6 +33,11 @@ export interface StoredRecord extends TranscriptionRecord {
    * have none: theirs is the UTC date of `createdAt`, as it was counted then.
    */
   usageDate?: string;
+  /**
+   * The number of its latest change in the account's change sequence: its one feed entry is
+   * `CHANGE#<changeSeq>`. Absent for records saved before the change feed.
+   */
+  changeSeq?: number;
 }
 
 /** Thrown when a record changed (or went) between reading it and writing it. */
@@ -83,14 +89,33 @@ const toStored = (item: Record<string, unknown>): StoredRecord => ({
   ...recordOfItem(item),
   createdAtMs: String(item.createdAtMs),
   ...(typeof item.usageDate === 'string' ? { usageDate: item.usageDate } : {}),
+  ...(item.changeSeq === undefined ? {} : { changeSeq: Number(item.changeSeq) }),
 });
 
 export const usageDay = (record: StoredRecord) => record.usageDate ?? record.createdAt.slice(0, 10);
 
 const recordKey = (record: StoredRecord) => keys.transcription(record.userId, record.createdAtMs, record.transcriptionRecordId);
 
-/** The record's item (see recordOfItem for its `revision`). */
-const recordItem = (record: StoredRecord) => ({ ...recordKey(record), ...record, revision: record.revision - 1 });
+/** The record's item at change number `changeSeq` (see recordOfItem for its `revision`). */
+const recordItem = (record: StoredRecord, changeSeq: number) => ({ ...recordKey(record), ...record, revision: record.revision - 1, changeSeq });
+
+/**
+ * The feed entry of a record's latest change: where the record is, and how many bytes of JSON it
+ * answers, so that a page of the feed knows which records fit its 1 MB before it reads them. A
+ * reference rather than a copy: a copy would write every record twice, up to 400 KB more per
+ * save (docs/sync.md).
+ */
+const upsertEntry = (record: StoredRecord, changeSeq: number) => ({
+  ...keys.recordChange(record.userId, changeSeq),
+  change: 'upsert',
+  transcriptionRecordId: record.transcriptionRecordId,
+  recordKey: recordKey(record).SK,
+  bytes: Buffer.byteLength(JSON.stringify(publicRecord(record))),
+});
+
+/** Removes the entry of the record's previous change: the feed keeps one entry per record. */
+const previousEntryRemoval = (record: StoredRecord, db: Database): GuardedWrite[] =>
+  record.changeSeq === undefined ? [] : [{ item: { Delete: { TableName: db.tableName, Key: keys.recordChange(record.userId, record.changeSeq) } } }];
 
 /** What a create with a `clientRecordId` leaves: the record it made, and the digest of its body. */
 export interface ClientRecordClaim {
@@ -100,7 +125,8 @@ export interface ClientRecordClaim {
 }
 
 /**
- * Saves a new record with its id pointer and its usage, in one transaction with the account check and `alongside` (an idempotency
+ * Saves a new record with its id pointer, its feed entry (at the account's change number `changeSeq`)
+ * and its usage, in one transaction with the account check and `alongside` (an idempotency
  * claim); with a `clientRecordId`, also its marker, claimed only if no record or tombstone holds
  * it. Records sort by creation time in the table, so a read by id goes through the pointer
  * `RECORD#<id>`, which holds the record's sort key.
@@ -109,19 +135,20 @@ export async function insertRecord(
   db: Database,
   account: AccountRef,
   record: StoredRecord,
+  changeSeq: number,
   alongside: GuardedWrite[],
   claim?: ClientRecordClaim,
 ): Promise<void> {
   await writeAtomically(
     db,
     [
-      accountIsCurrent(db, account),
+      advanceSequence(db, account, changeSeq),
       ...alongside,
       {
         item: {
           Put: {
             TableName: db.tableName,
-            Item: recordItem(record),
+            Item: recordItem(record, changeSeq),
             // Ids are never reused; this only fails if the allocator were broken.
             ConditionExpression: 'attribute_not_exists(PK)',
           },
@@ -136,6 +163,7 @@ export async function insertRecord(
           },
         },
       },
+      { item: { Put: { TableName: db.tableName, Item: upsertEntry(record, changeSeq) } } },
       ...(record.clientRecordId !== null && claim
         ? [
             {
@@ -193,17 +221,22 @@ const unchangedSince = (db: Database, current: StoredRecord) => ({
   ExpressionAttributeValues: { ':revision': current.revision - 1 },
 });
 
-/** Replaces a record with its edited version, its next revision; its usage follows a changed duration or day. */
-export async function replaceRecord(db: Database, account: AccountRef, current: StoredRecord, next: StoredRecord): Promise<StoredRecord> {
-  const stored: StoredRecord = { ...next, revision: current.revision + 1 };
+/**
+ * Replaces a record with its edited version (its next revision), moves its feed entry to the
+ * account's change number `changeSeq`; its usage follows a changed duration or day.
+ */
+export async function replaceRecord(db: Database, account: AccountRef, current: StoredRecord, next: StoredRecord, changeSeq: number): Promise<StoredRecord> {
+  const stored: StoredRecord = { ...next, revision: current.revision + 1, changeSeq };
   await writeAtomically(
     db,
     [
-      accountIsCurrent(db, account),
+      advanceSequence(db, account, changeSeq),
       {
-        item: { Put: { ...unchangedSince(db, current), Item: recordItem(stored) } },
+        item: { Put: { ...unchangedSince(db, current), Item: recordItem(stored, changeSeq) } },
         onConditionFailed: () => new StaleRecord(),
       },
+      { item: { Put: { TableName: db.tableName, Item: upsertEntry(stored, changeSeq) } } },
+      ...previousEntryRemoval(current, db),
       ...usageMove(db, current.userId, { date: usageDay(current), seconds: current.durationSeconds }, { date: usageDay(next), seconds: next.durationSeconds }),
     ],
     USER_WRITE_RETRY,
@@ -213,11 +246,12 @@ export async function replaceRecord(db: Database, account: AccountRef, current: 
 
 /**
  * Deletes a record and takes its duration off the usage of its day. What is left is its
- * tombstone, without content, until `expiresAt` (epoch seconds; TTL removes it lazily): in its
- * pointer, so a change made with If-Match answers 410; and in its `clientRecordId` marker, so a
- * late create answers 410 instead of bringing the record back.
+ * tombstone, without content, until `expiresAt` (epoch seconds; TTL removes it lazily): in the
+ * feed, as the account's change number `changeSeq` in place of the record's entry; in its pointer,
+ * so a change made with If-Match answers 410; and in its `clientRecordId` marker, so a late create
+ * answers 410 instead of bringing the record back.
  */
-export async function deleteRecord(db: Database, account: AccountRef, current: StoredRecord, deletedAt: string, expiresAt: number): Promise<RecordTombstone> {
+export async function deleteRecord(db: Database, account: AccountRef, current: StoredRecord, changeSeq: number, deletedAt: string, expiresAt: number): Promise<RecordTombstone> {
   const tombstone: RecordTombstone = {
     transcriptionRecordId: current.transcriptionRecordId,
     clientRecordId: current.clientRecordId,
@@ -228,12 +262,14 @@ export async function deleteRecord(db: Database, account: AccountRef, current: S
   await writeAtomically(
     db,
     [
-      accountIsCurrent(db, account),
+      advanceSequence(db, account, changeSeq),
       {
         item: { Delete: { ...unchangedSince(db, current), Key: recordKey(current) } },
         onConditionFailed: () => new StaleRecord(),
       },
       { item: { Put: { TableName: db.tableName, Item: { ...keys.transcriptionPointer(current.userId, current.transcriptionRecordId), ...remains } } } },
+      { item: { Put: { TableName: db.tableName, Item: { ...keys.recordChange(current.userId, changeSeq), change: 'delete', ...remains } } } },
+      ...previousEntryRemoval(current, db),
       ...(current.clientRecordId === null
         ? []
         : [

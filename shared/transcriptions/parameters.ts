@@ -60,3 +60,17 @@ export const datesInOrder = z.refine<{ from?: string | undefined; to?: string | 
   message: 'must not be before from',
   path: ['to'],
 });
+
+/** `?cursor=` and `?limit=` (1..100, default 50) of the change feed (GET /api/transcriptions/changes). */
+export const changeFeedQuery = z.object({
+  limit: boundedIntegerParameter('limit', 1, 100, 50),
+  cursor: z.optional(
+    z.string().check(
+      z.maxLength(512, 'cursor is too long'),
+      z.meta({
+        description: 'The `cursor` of the previous answer; absent: from the beginning (every live record and the tombstones kept)',
+        beyondSchema: '`cursor` must be a cursor the change feed gave this account',
+      }),
+    ),
+  ),
+});

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { assertAccountCurrent, readForAccount, readWithProfile } from '../db/account-guard';
+import { readForAccount, readWithProfile } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
+import { atNextSequence } from '../db/change-sequence';
 import { allocateId } from '../db/id-allocator';
 import { bindingOf } from '../db/pagination';
 import type { Page, PageRequest } from '../db/pagination';
@@ -59,11 +60,14 @@ function startedAtOf(ctx: ServiceContext, startedAt: string): string {
   return startedAt;
 }
 
-/** The account's time zone, read for a write that counts usage (and refused like any write of an ended token). */
-async function timeZoneOf(ctx: ServiceContext, account: AccountRef): Promise<string | null> {
-  const profile = await readProfileForToken(ctx.db, account, ['timeZone']);
+/**
+ * What a record write reads of the profile: the account's time zone (for usage by day) and the
+ * head of its change sequence (docs/sync.md), refused like any write of an ended token.
+ */
+async function writeBase(ctx: ServiceContext, account: AccountRef): Promise<{ timeZone: string | null; head: number }> {
+  const profile = await readProfileForToken(ctx.db, account, ['timeZone', 'changeSeq']);
   if (!profile) throw new UnauthorizedError('Unauthorized');
-  return profile.timeZone;
+  return { timeZone: profile.timeZone, head: profile.changeSeq ?? 0 };
 }
 
 /** A saved record, and whether it was saved before (the same `clientRecordId` and body): nothing was written then. */
@@ -81,7 +85,8 @@ const bodyDigest = (input: NewTranscription) =>
 const deleted = (tombstone: RecordTombstone) => new RecordDeletedError('The transcription record was deleted.', { tombstone });
 
 /**
- * Saves a record (seed 4.9): `textLength` in code points, `updatedAt` null, revision 1. With a `clientRecordId` that already names a record (for as long
+ * Saves a record (seed 4.9): `textLength` in code points, `updatedAt` null, revision 1, its feed
+ * entry in the same transaction. With a `clientRecordId` that already names a record (for as long
  * as the record or its tombstone exists, not 24 hours): the same body answers that record and
  * writes nothing (`replayed`), another body is 409, a deleted record 410 with its tombstone.
  */
@@ -93,7 +98,7 @@ export async function save(
 ): Promise<Saved> {
   const now = ctx.clock.now();
   const startedAt = input.startedAt === undefined ? isoSeconds(now) : startedAtOf(ctx, input.startedAt);
-  const [transcriptionRecordId, timeZone] = await Promise.all([allocateId(ctx.db, 'transcription'), timeZoneOf(ctx, account)]);
+  const [transcriptionRecordId, { timeZone, head }] = await Promise.all([allocateId(ctx.db, 'transcription'), writeBase(ctx, account)]);
   const record: StoredRecord = {
     transcriptionRecordId,
     userId: account.userId,
@@ -114,7 +119,7 @@ export async function save(
   const requestHash = input.clientRecordId === undefined ? undefined : bodyDigest(input);
   const claim = requestHash === undefined ? undefined : { requestHash, now: epochSeconds(now) };
   try {
-    await insertRecord(ctx.db, account, record, remember(response), claim);
+    await atNextSequence(ctx.db, account, head, (changeSeq) => insertRecord(ctx.db, account, record, changeSeq, remember(response), claim));
   } catch (error) {
     if (!(error instanceof ClientRecordIdTaken)) throw error;
     return { record: await savedBefore(ctx, account, input.clientRecordId!, requestHash!, error.marker), replayed: true };
@@ -161,22 +166,19 @@ async function changeRecord<R>(
   account: AccountRef,
   id: number,
   expected: number | undefined,
-  write: (current: StoredRecord) => Promise<R>,
+  write: (current: StoredRecord, base: { timeZone: string | null; changeSeq: number }) => Promise<R>,
 ): Promise<R> {
   for (let round = 0; round < MAX_CHANGE_ROUNDS; round++) {
-    const found = await findRecord(ctx.db, account.userId, id);
-    if (!found) {
-      // A deleted account's partition is empty: its token gets 401, not 404.
-      await assertAccountCurrent(ctx.db, account);
-      throw notFound();
-    }
+    // The profile read also refuses a deleted account's token (401, not 404 from its empty partition).
+    const [found, base] = await Promise.all([findRecord(ctx.db, account.userId, id), writeBase(ctx, account)]);
+    if (!found) throw notFound();
     if ('tombstone' in found) throw expected === undefined ? notFound() : deleted(found.tombstone);
     const current = found.record;
     if (expected !== undefined && current.revision !== expected) {
       throw new RecordChangedError(`The transcription record is at revision ${current.revision}, not ${expected}.`, { current: publicRecord(current) });
     }
     try {
-      return await write(current);
+      return await atNextSequence(ctx.db, account, base.head, (changeSeq) => write(current, { timeZone: base.timeZone, changeSeq }));
     } catch (error) {
       if (!(error instanceof StaleRecord)) throw error;
     }
@@ -191,8 +193,7 @@ async function changeRecord<R>(
  */
 export async function edit(ctx: ServiceContext, account: AccountRef, id: number, patch: TranscriptionPatch, expected?: number): Promise<TranscriptionRecord> {
   const startedAt = patch.startedAt === undefined ? undefined : startedAtOf(ctx, patch.startedAt);
-  const timeZone = startedAt === undefined ? undefined : await timeZoneOf(ctx, account);
-  const updated = await changeRecord(ctx, account, id, expected, async (current) => {
+  const updated = await changeRecord(ctx, account, id, expected, async (current, { timeZone, changeSeq }) => {
     const text = patch.text ?? current.text;
     const moved = startedAt !== undefined && startedAt !== current.startedAt;
     const next: StoredRecord = {
@@ -204,9 +205,9 @@ export async function edit(ctx: ServiceContext, account: AccountRef, id: number,
       durationSeconds: patch.durationSeconds ?? current.durationSeconds,
       startedAt: startedAt ?? current.startedAt,
       updatedAt: isoSeconds(ctx.clock.now()),
-      usageDate: moved ? localDate(new Date(startedAt), timeZone ?? null) : usageDay(current),
+      usageDate: moved ? localDate(new Date(startedAt), timeZone) : usageDay(current),
     };
-    return replaceRecord(ctx.db, account, current, next);
+    return replaceRecord(ctx.db, account, current, next, changeSeq);
   });
   return publicRecord(updated);
 }
@@ -216,9 +217,9 @@ export async function edit(ctx: ServiceContext, account: AccountRef, id: number,
  * stays RECORD_TOMBSTONE_RETENTION_SECONDS (docs/sync.md).
  */
 export async function remove(ctx: ServiceContext, account: AccountRef, id: number, expected?: number): Promise<void> {
-  await changeRecord(ctx, account, id, expected, (current) => {
+  await changeRecord(ctx, account, id, expected, (current, { changeSeq }) => {
     const now = ctx.clock.now();
-    return deleteRecord(ctx.db, account, current, isoSeconds(now), epochSeconds(now) + ctx.config.RECORD_TOMBSTONE_RETENTION_SECONDS);
+    return deleteRecord(ctx.db, account, current, changeSeq, isoSeconds(now), epochSeconds(now) + ctx.config.RECORD_TOMBSTONE_RETENTION_SECONDS);
   });
 }
 

@@ -251,6 +251,15 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   'GET /api/behavior/stats': { prepare: async (context) => sessionOf(context) },
   // One of the typical account's devices.
   'GET /api/devices/{sn}': { prepare: async ({ typical }) => ({ account: typical, ...READ_FIXTURES['GET /api/devices/{sn}']!(typical) }) },
+  // An app open (docs/sync.md): a device that walked the feed before pulls what changed since, here one edited record.
+  'GET /api/transcriptions/changes': {
+    prepare: async ({ bench, typical }) => {
+      let page = await bench.call<{ cursor: string; hasMore: boolean }>('GET /api/transcriptions/changes', { account: typical, query: { limit: '100' } });
+      while (page.hasMore) page = await bench.call('GET /api/transcriptions/changes', { account: typical, query: { limit: '100', cursor: page.cursor } });
+      await bench.call('PATCH /api/transcriptions/{id}', { account: typical, pathParameters: { id: String(typical.transcriptionIds[0]) }, body: { recordTitle: 'Edited on the tablet' } });
+      return { account: typical, query: { cursor: page.cursor } };
+    },
+  },
 };
 
 /** How many records one search page reads at most, and one more: a history longer than a page. */

@@ -138,6 +138,7 @@ describe('DELETE /api/users/me', () => {
       api.request('PATCH', `/api/auth/passkeys/${passkeyId}`, { token: account.token, body: { name: 'Phone' } }),
       api.request('DELETE', `/api/auth/passkeys/${passkeyId}`, { token: account.token }),
       api.request('GET', '/api/devices/A1', { token: account.token }),
+      api.request('GET', '/api/transcriptions/changes', { token: account.token }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
       // Logout too, with or without a refresh token (issue 28: it answered 200).
       api.request('POST', '/api/auth/logout', { token: account.token }),

@@ -433,6 +433,19 @@ describe('GET /api/devices/{sn}', () => {
   });
 });
 
+describe('GET /api/transcriptions/changes', () => {
+  it('200, 400, 401, 410', async () => {
+    const first = await call('GET', '/api/transcriptions/changes?limit=1', { token: alice.token });
+    expect(first.status).toBe(200);
+    expect((await call('GET', `/api/transcriptions/changes?cursor=${first.body.cursor}`, { token: alice.token })).status).toBe(200);
+    expect((await call('GET', '/api/transcriptions/changes?cursor=garbled', { token: alice.token })).status).toBe(400);
+    expect((await call('GET', '/api/transcriptions/changes')).status).toBe(401);
+    // A cursor issued before the retention, with records changed since.
+    const old = Buffer.from(JSON.stringify({ u: alice.userId, s: 0, t: 0 })).toString('base64url');
+    expect((await call('GET', `/api/transcriptions/changes?cursor=${old}`, { token: alice.token })).status).toBe(410);
+  });
+});
+
 describe('coverage', () => {
   it('drove every operation to 200 and to every documented error a request can provoke here', () => {
     const unreachable = new Set(['429', '500']);

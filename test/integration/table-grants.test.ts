@@ -338,6 +338,12 @@ beforeAll(async () => {
     expect((await call(api, 'GET', '/api/devices/CG2-READ-1', { token })).status).toBe(200);
     expect((await call(api, 'GET', '/api/devices/CG2-UNKNOWN', { token })).status).toBe(404);
   });
+  // GET /api/transcriptions/changes: a feed with a record, so the records are read too.
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-get-api-transcriptions-changes'));
+    expect((await call(api, 'POST', '/api/transcriptions', { token, body: { recordTitle: 'r', text: 't', language: 'en-US', durationSeconds: 1 } })).status).toBe(200);
+    expect((await call(api, 'GET', '/api/transcriptions/changes', { token })).status).toBe(200);
+  });
 }, 180_000);
 
 afterAll(async () => {

@@ -563,6 +563,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transcriptions/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The changes of your records since a cursor
+         * @description Without `cursor`: from the beginning, every live record and the tombstones kept (a new device, a reinstall). With the `cursor` of the previous answer: exactly the changes committed since, each record once at its latest state, in commit order, at most `limit` and at most 1 MB of JSON. `hasMore: false`: up to date; keep the cursor in every case. A cursor older than RECORD_TOMBSTONE_RETENTION_SECONDS answers 410 `CURSOR_EXPIRED` when records changed since: walk again without a cursor and drop the local records that walk does not bring (docs/sync.md).
+         *
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `cursor` must be a cursor the change feed gave this account.
+         */
+        get: operations["transcriptionsChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transcriptions/{id}": {
         parameters: {
             query?: never;
@@ -801,6 +823,15 @@ export interface components {
                 lastValue: string | null;
             }[];
         };
+        /** @description The changes of the caller’s records since the cursor (docs/sync.md). */
+        ChangeFeedPage: {
+            /** @description In commit order, each record at most once, at most `limit` and at most 1 MB of JSON */
+            changes: components["schemas"]["RecordChange"][];
+            /** @description Where the next call continues: keep it (also when `hasMore` is false) and pass it as `?cursor=` */
+            cursor: string;
+            /** @description false: the device is up to date */
+            hasMore: boolean;
+        };
         /** @description The success envelope with a token, the refresh token of the new session and the user it signs in (seed 4.2); the account is created when the target has none. */
         CodeSession: {
             /**
@@ -1033,6 +1064,26 @@ export interface components {
             token?: string;
             refreshToken?: string;
             expiresIn?: number;
+        };
+        /** @description `upsert`: the record as `GET /api/transcriptions/{id}` answers it, at its latest state; `delete`: the record was deleted (its tombstone). */
+        RecordChange: {
+            /** @constant */
+            type: "upsert";
+            record: components["schemas"]["TranscriptionRecord"];
+        } | {
+            /** @constant */
+            type: "delete";
+            /** @description The record that was deleted */
+            transcriptionRecordId: number;
+            clientRecordId: string | null;
+            /** @description The revision of the deletion: one more than the record’s last */
+            revision: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            deletedAt: string;
         };
         /** @description A deleted record: its ids, the revision of the deletion and when it happened; never its content. */
         RecordTombstone: {
@@ -1304,6 +1355,24 @@ export interface components {
                     code?: 409;
                     /** @enum {unknown} */
                     error?: "CLIENT_RECORD_ID_REUSED";
+                };
+            };
+        };
+        /**
+         * @description Gone.
+         *
+         *     - `CURSOR_EXPIRED`: the cursor is older than RECORD_TOMBSTONE_RETENTION_SECONDS and records changed since: walk the feed again without a cursor and drop the local records it does not bring
+         */
+        CursorExpired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 410;
+                    /** @enum {unknown} */
+                    error?: "CURSOR_EXPIRED";
                 };
             };
         };
@@ -3163,6 +3232,37 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    transcriptionsChanges: {
+        parameters: {
+            query?: {
+                /** @description A whole number from 1 to 100; 50 when absent */
+                limit?: number;
+                /** @description The `cursor` of the previous answer; absent: from the beginning (every live record and the tombstones kept) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeFeedPage"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            410: components["responses"]["CursorExpired"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
