@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_DOCUMENT, requestDocumentPath } from '../../infra/tools/openapi';
+import { changeStanding, readProfileItem } from '../../shared/db/account-standing-repository';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
 import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
@@ -443,6 +444,29 @@ describe('GET /api/transcriptions/changes', () => {
     // A cursor issued before the retention, with records changed since.
     const old = Buffer.from(JSON.stringify({ u: alice.userId, s: 0, t: 0 })).toString('base64url');
     expect((await call('GET', `/api/transcriptions/changes?cursor=${old}`, { token: alice.token })).status).toBe(410);
+  });
+});
+
+describe('a disabled account', () => {
+  it('every way in with a proven credential: 403', async () => {
+    const email = uniqueEmail('disabled');
+    const password = 'amber-lantern-58';
+    expect((await call('POST', '/api/auth/register', { body: { email, verifyCode: await codeFor(email), password } })).status).toBe(200);
+    const held = (await call('POST', '/api/auth/login', { body: { email, password } })).body;
+    const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    const options = await call('POST', '/api/auth/passkeys/registration-options', { token: held.token });
+    expect((await call('POST', '/api/auth/passkeys', { token: held.token, body: { response: authenticator.create(options.body) } })).status).toBe(200);
+    api.clock.advance(61);
+    const code = await codeFor(email);
+    // As support's disable does (test/integration/disabled-accounts.test.ts holds the rule itself).
+    await changeStanding(api.db, (await readProfileItem(api.db, held.userId))!, { disable: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+    const disabled = (response: ApiResponse) => expect(response.body.error).toBe('ACCOUNT_DISABLED');
+    disabled(await call('POST', '/api/auth/token/refresh', { body: { refreshToken: held.refreshToken } }));
+    disabled(await call('POST', '/api/auth/login', { body: { email, password } }));
+    const challenge = await call('POST', '/api/auth/passkey/options');
+    disabled(await call('POST', '/api/auth/passkey/verify', { body: { response: authenticator.get(challenge.body) } }));
+    disabled(await call('POST', '/api/verify-code/verify', { body: { target: email, verifyCode: code } }));
+    disabled(await call('POST', '/api/auth/password/reset', { body: { target: email, verifyCode: code, newPassword: 'quiet-meadow-17' } }));
   });
 });
 
