@@ -85,7 +85,8 @@ describe('the README first session with the app client', () => {
         .replace("'http://localhost:8080'", JSON.stringify(api.url));
       writeFileSync(script, source);
       const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8' });
-      expect(run.stdout.trim()).toMatch(/^first-\d+@example\.com 60 Hello\. bottom$/);
+      // The record saved through the outbox came back through the change feed at revision 1.
+      expect(run.stdout.trim()).toMatch(/^first-\d+@example\.com 60 Hello\. bottom 1$/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
