@@ -94,31 +94,6 @@ export interface Config {
    * cursor older than this answers 410 CURSOR_EXPIRED when records changed since it was issued.
    */
   RECORD_TOMBSTONE_RETENTION_SECONDS: number;
-  /**
-   * Sign in with Apple, Google and WeChat (docs/social-sign-in.md): a provider is offered when its
-   * client ids are set (PROVIDER_NOT_CONFIGURED otherwise). The ids a token's `aud` (and Google's
-   * `azp`) may name: Apple's bundle and services ids, Google's iOS, Android and web client ids.
-   * The secrets (Apple's private key, WeChat's app secrets) are never settings: Secrets Manager
-   * on AWS (SOCIAL_SECRET_ARN), APPLE_PRIVATE_KEY and WECHAT_APP_SECRETS in local mode only
-   * (shared/ports/provider-secrets.ts).
-   */
-  APPLE_CLIENT_IDS: readonly string[];
-  APPLE_TEAM_ID: string | undefined;
-  APPLE_KEY_ID: string | undefined;
-  GOOGLE_CLIENT_IDS: readonly string[];
-  /** WeChat app ids, the first the default of `POST /api/auth/wechat`. */
-  WECHAT_APP_IDS: readonly string[];
-  /** The ARN of the secret holding Apple's private key and WeChat's app secrets (AWS). */
-  SOCIAL_SECRET_ARN: string | undefined;
-  /**
-   * The providers' base addresses: the real ones by default, the local stand-ins in local mode
-   * and tests. A token's `iss` is checked against the real issuer whatever these say.
-   */
-  APPLE_API_URL: string;
-  GOOGLE_JWKS_URL: string;
-  WECHAT_API_URL: string;
-  /** An unknown `kid` refetches a provider's key set at most once per this many seconds. */
-  PROVIDER_KEYS_COOLDOWN_SECONDS: number;
 }
 
 export class ConfigError extends Error {}
@@ -267,13 +242,6 @@ function webauthnOrigins(env: Env): Reader<readonly string[]> {
   };
 }
 
-/**
- * `a, b,c` → ['a', 'b', 'c']; unset or blank: none. Kept this small on purpose: the authorizer
- * parses every setting, and its bundle has a goal (test/bench/goals.ts).
- */
-const idList: Reader<readonly string[]> = (value) => (value ?? '').split(',').map((part) => part.trim()).filter(Boolean);
-
-const optionalText = optional(requiredText());
 const positive = (fallback: number) => withDefault(wholeNumber(1), fallback);
 const text = (fallback: string) => withDefault(requiredText(), fallback);
 
@@ -325,17 +293,6 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   WEBAUTHN_ORIGINS: webauthnOrigins(env),
   // 180 days: a device offline for half a year still syncs by changes; seconds in tests.
   RECORD_TOMBSTONE_RETENTION_SECONDS: withDefault(wholeNumber(1, 10 * 365 * 86_400), 180 * 86_400),
-  APPLE_CLIENT_IDS: idList,
-  // Required with APPLE_CLIENT_IDS: the sign-in refuses to start without them (shared/identity/social/apple-client.ts).
-  APPLE_TEAM_ID: optionalText,
-  APPLE_KEY_ID: optionalText,
-  GOOGLE_CLIENT_IDS: idList,
-  WECHAT_APP_IDS: idList,
-  SOCIAL_SECRET_ARN: optionalText,
-  APPLE_API_URL: withDefault(url, 'https://appleid.apple.com'),
-  GOOGLE_JWKS_URL: withDefault(url, 'https://www.googleapis.com/oauth2/v3/certs'),
-  WECHAT_API_URL: withDefault(url, 'https://api.weixin.qq.com'),
-  PROVIDER_KEYS_COOLDOWN_SECONDS: withDefault(wholeNumber(0), 30),
 });
 
 export function parseConfig(env: Env): Config {

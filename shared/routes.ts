@@ -161,32 +161,6 @@ export const routes = [
     secret: true,
     dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
-  // Sign in with Apple, Google and WeChat (issue 38, docs/social-sign-in.md): the nonce is signed and writes nothing.
-  route('POST', '/api/auth/social/nonce', 'functions/social/nonce.ts', { auth: 'none', throttle: 'strict', table: 'none', secret: true }),
-  // As the code sign-in: the identity's owner, the account, the sessions; the nonce spent and the
-  // identity claimed (PutItem) in the session's or the sign-up's transaction; UpdateItem: the id
-  // counter, the profile, the identity's last use.
-  route('POST', '/api/auth/apple', 'functions/social/apple.ts', {
-    auth: 'none',
-    throttle: 'strict',
-    table: 'read-write',
-    secret: true,
-    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  }),
-  route('POST', '/api/auth/google', 'functions/social/google.ts', {
-    auth: 'none',
-    throttle: 'strict',
-    table: 'read-write',
-    secret: true,
-    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  }),
-  route('POST', '/api/auth/wechat', 'functions/social/wechat.ts', {
-    auth: 'none',
-    throttle: 'strict',
-    table: 'read-write',
-    secret: true,
-    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
-  }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem'] } }),
   // The person's whole data, one bounded page at a time (issue 31).

@@ -147,7 +147,6 @@ export function endpoint<
           return app.db;
         },
         keys: () => app.keys(),
-        providerSecrets: () => app.providerSecrets(),
         get codeSender() {
           return app.codeSender;
         },

@@ -1,15 +1,9 @@
 import { hkdfSync } from 'node:crypto';
 import type { Config } from '../config';
-import type { ProviderSecrets } from './provider-secrets';
 
 /** Where the service's one root secret comes from: Secrets Manager on AWS, the environment locally. */
 export interface SecretSource {
   rootSecret(): Promise<string>;
-  /**
-   * Apple's private key and WeChat's app secrets (docs/social-sign-in.md): the social sign-in
-   * functions read them; none where the source has none.
-   */
-  providerSecrets?(): Promise<ProviderSecrets>;
 }
 
 /** The root secret's ARN: the stack gives it to every function that reads the secret. */
@@ -35,10 +29,6 @@ export interface ServiceKeys {
   refreshTokenKey: Uint8Array;
   /** Signs the passkey ceremonies' challenges (shared/identity/passkey-challenges.ts). */
   passkeyChallengeKey: Uint8Array;
-  /** Signs the nonces of social sign-ins (shared/identity/social/nonces.ts). */
-  socialNonceKey: Uint8Array;
-  /** Encrypts Apple's refresh tokens at rest (AES-256-GCM, shared/identity/social/apple-tokens.ts). */
-  appleTokenKey: Uint8Array;
 }
 
 export function deriveKeys(rootSecret: string): ServiceKeys {
@@ -49,8 +39,6 @@ export function deriveKeys(rootSecret: string): ServiceKeys {
     codeHashKey: derive('verification-code-hmac'),
     refreshTokenKey: derive('refresh-token-hmac'),
     passkeyChallengeKey: derive('passkey-challenge-hmac'),
-    socialNonceKey: derive('nonce'),
-    appleTokenKey: derive('apple-token'),
   };
 }
 

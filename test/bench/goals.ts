@@ -27,13 +27,6 @@ export const GOALS = {
   // error declaring its own description (issue 18) adds ~2.5 KB to every function, and the
   // metrics port and the Powertools logger's sink (issue 16) ~2 KB.
   ownBytes: 40 * KB,
-  /**
-   * Sign in with Apple, Google or WeChat (issue 38): a sign-in of an existing or a new account, as
-   * the code sign-in's 38.5 KB, plus the provider's verification, the identities' repository and
-   * (Apple) its token client: 45.3 KB measured for Apple, 43.4 for Google, 41.6 for WeChat. Each
-   * function bundles only its own provider's code; their whole bundles stay within identityBytes.
-   */
-  socialSignInOwnBytes: 46 * KB,
   /** Cold import against the SDK-only floor (the DynamoDB document client alone). */
   coldImportRatio: 1.25,
   identityColdImportRatio: 1.35,
@@ -60,8 +53,7 @@ export const DATA_CEILINGS: Record<string, number> = {
   'node_modules/libphonenumber-js/metadata.min.json.js': 85 * KB,
   // 15 KB until the passkey routes (issue 30) joined search and export: seven operations and four schemas more;
   // 18 KB until records synced (issue 36): If-Match, ETag, the tombstone, the change feed and its schemas.
-  // 22 KB until the social sign-ins (issue 38): four operations, three schemas and six errors more.
-  'shared/http/openapi-document-data.ts': 24 * KB,
+  'shared/http/openapi-document-data.ts': 22 * KB,
 };
 
 export const isData = (input: string): boolean => input in DATA_CEILINGS;
@@ -73,9 +65,6 @@ export const IDENTITY_INPUTS = [
   /node_modules\/jose\//,
   /node_modules\/@aws-sdk\/client-secrets-manager\//,
 ];
-
-/** The social sign-in functions (see GOALS.socialSignInOwnBytes). */
-export const isSocialSignInBundle = (inputs: Record<string, unknown>): boolean => 'shared/identity/social/social-sign-in.ts' in inputs;
 
 /** Bundles that verify passkey ceremonies (see GOALS.webauthnBytes). */
 export const isWebauthnBundle = (inputs: Record<string, unknown>): boolean => Object.keys(inputs).some((input) => /node_modules\/@simplewebauthn\/server\//.test(input));
