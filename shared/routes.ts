@@ -66,6 +66,8 @@ export interface RouteDefinition {
   support?: 'read' | 'write' | 'delete';
 }
 
+// Free of side effects (the annotation tells esbuild): a bundle that uses no entry of the table drops it.
+/* @__NO_SIDE_EFFECTS__ */
 const route = <M extends HttpMethod, P extends string>(
   method: M,
   path: P,

@@ -9,7 +9,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { VERSION_PREFIX, routeId } from '../../shared/routes';
 import type { JobDefinition, RouteDefinition } from '../../shared/routes';
-import { routeConditions } from '../bundling/options';
+import { routeConditions, routeDefine } from '../bundling/options';
 import { SMS_WILDCARD_REASON, grantNeeds, protectAuditTrail } from './grants';
 import type { GrantTargets, Needs } from './grants';
 import { FunctionErrorAlarms } from './operations';
@@ -143,6 +143,7 @@ export class ServiceArea extends NestedStack {
         environment: props.functionEnvironment(route),
         wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
         conditions: routeConditions(route),
+        define: routeDefine(route),
       });
       grantNeeds(this, routeId(route), fn.role, route, props.targets);
 

@@ -75,6 +75,8 @@ export interface ServiceFunctionProps {
   wildcardResourceReasons?: string[];
   /** esbuild conditions: the adapters a route does not need (`routeConditions` of infra/bundling/options.ts). */
   conditions?: string[];
+  /** esbuild defines: the function's own route entry (`routeDefine` of infra/bundling/options.ts). */
+  define?: Record<string, string>;
 }
 
 /**
@@ -136,6 +138,7 @@ export class ServiceFunction extends Construct {
           '--alias': Object.entries(lambdaEsbuildOptions.alias).map(([module, replacement]) => `${module}=${replacement}`),
           ...(props.conditions ? { '--conditions': props.conditions.join(',') } : {}),
         },
+        ...(props.define ? { define: props.define } : {}),
         charset: Charset.UTF8,
         logLevel: LogLevel.WARNING,
       },

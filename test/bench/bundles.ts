@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import type { Metafile } from 'esbuild';
-import { lambdaEsbuildOptions, routeConditions } from '../../infra/bundling/options';
+import { lambdaEsbuildOptions, routeConditions, routeDefine } from '../../infra/bundling/options';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { authorizer, routeId, routes } from '../../shared/routes';
 import { isData } from './goals';
@@ -28,6 +28,8 @@ export interface BundleTarget {
   floor: 'dynamodb' | 'empty';
   /** esbuild conditions, as the stack bundles the function (the adapters its route does not need). */
   conditions?: string[];
+  /** esbuild defines, as the stack bundles the function (its own route entry, `routeDefine`). */
+  define?: Record<string, string>;
 }
 
 export interface BuiltBundle extends BundleTarget {
@@ -49,7 +51,7 @@ export interface BuiltBundle extends BundleTarget {
 
 export function functionTargets(): BundleTarget[] {
   return [
-    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', floor: 'dynamodb', conditions: routeConditions(route) })),
+    ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', floor: 'dynamodb', conditions: routeConditions(route), define: routeDefine(route) })),
     { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', floor: 'empty' },
   ];
 }
@@ -73,6 +75,7 @@ async function buildOne(target: BundleTarget, outdir: string, index: number): Pr
     entryPoints: [join(PROJECT_ROOT, target.entry)],
     outfile: file,
     ...(target.conditions ? { conditions: target.conditions } : {}),
+    ...(target.define ? { define: target.define } : {}),
     metafile: true,
     logLevel: 'error',
   });

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBundles, functionTargets } from '../bench/bundles';
@@ -77,6 +77,20 @@ describe('Lambda bundles', () => {
       .filter(({ bundle, limit }) => bundle.bytes - bundle.dataBytes > limit.bytes)
       .map(({ bundle, limit }) => `${bundle.name}: ${((bundle.bytes - bundle.dataBytes) / KB).toFixed(1)} KB without data > ${limit.bytes / KB} KB (${limit.why})`);
     expect(over).toEqual([]);
+  });
+
+  it('carries its own route entry in each function, never the whole route table', () => {
+    // The table is ~7 KB minified; the entry arrives as a define (infra/bundling/options.ts
+    // routeDefine). What is left of shared/routes.ts is its small helpers.
+    const withTable = bundles.filter((bundle) => bundle.kind === 'function' && (bundle.inputs['shared/routes.ts'] ?? 0) > 1024).map((bundle) => bundle.name);
+    expect(withTable).toEqual([]);
+    for (const route of routes) {
+      const text = readFileSync(bundles.find((bundle) => bundle.name === routeId(route))!.file, 'utf8');
+      // Its own entry, and no other route's handler file.
+      expect(text, routeId(route)).toContain(JSON.stringify(route.entry));
+      const others = routes.filter((other) => other.entry !== route.entry && text.includes(JSON.stringify(other.entry))).map(routeId);
+      expect(others, routeId(route)).toEqual([]);
+    }
   });
 
   it('bundles no classic zod: request and response schemas are zod/mini', () => {
