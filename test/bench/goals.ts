@@ -39,6 +39,12 @@ export const GOALS = {
   summaryRatio: 1.3,
   /** Issue 31: one search page's p50 against a plain list page's (limit 20), over 5 000 records. */
   searchPageRatio: 2,
+  /** Issue 36: a change-feed page of 50 records against a list page of the same 50. */
+  feedPageRatio: 1.3,
+  /** Issue 36: saving a record with its feed entry against saving one as before the feed. */
+  feedSaveRatio: 1.15,
+  /** Issue 36: an up-to-date device's pull: the account check and one Query, whatever the history. */
+  upToDateDynamoRequests: 2,
 } as const;
 
 /**

@@ -21,6 +21,8 @@ import type { OverheadResult, PairedOperation, ThroughputResult } from './overhe
 import { READ_COST_OPERATIONS, measureReadCost } from './read-cost';
 import type { ReadCostFloor, ReadCostResult } from './read-cost';
 import { APP_OPEN_ACCOUNT, measureSummary } from './summary';
+import { FEED_PAGE, measureSync } from './sync';
+import type { SyncResult } from './sync';
 import type { SummaryResult } from './summary';
 import { SEARCH_READ_ITEMS } from '../../shared/db/transcriptions-repository';
 import { PAGE_LIMIT, measureSearch } from './search';
@@ -53,6 +55,8 @@ interface Report {
   summary?: SummaryResult;
   /** Issue 31: a search page against a plain list page over 5 000 records, and pages per search. */
   search?: SearchResult;
+  /** Issue 36: the change feed's page, its saves and an up-to-date device. */
+  sync?: SyncResult;
 }
 
 const args = process.argv.slice(2);
@@ -61,7 +65,7 @@ const quick = args.includes('--quick');
 const jsonFile = option('--json');
 const BENCH_DOCS_FILE = 'docs/performance.md';
 /** What `--only` can name; each runs what it needs (throughput the overhead's pairs, cold import the bundles). */
-const PARTS = ['bundles', 'cold-import', 'overhead', 'read-cost', 'throughput', 'summary', 'search', 'identity', 'deletion'] as const;
+const PARTS = ['bundles', 'cold-import', 'overhead', 'read-cost', 'throughput', 'summary', 'search', 'sync', 'identity', 'deletion'] as const;
 type Part = (typeof PARTS)[number];
 const only = option('--only')?.split(',');
 const unknownParts = only?.filter((part) => !(PARTS as readonly string[]).includes(part)) ?? [];
@@ -69,8 +73,8 @@ if (unknownParts.length > 0) throw new Error(`--only: no part ${unknownParts.joi
 const runs = (part: Part) => only === undefined || only.includes(part);
 const writesDocuments = !quick && !args.includes('--no-write') && only === undefined;
 const settings = quick
-  ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300, deletionItems: [2_000], summaryIterations: 30, searchRecords: 1000, searchIterations: 10, searchBoundRounds: 1 }
-  : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 10, windowMs: 500, deletionItems: [10_000, 50_000], summaryIterations: 300, searchRecords: 5000, searchIterations: 150, searchBoundRounds: 3 };
+  ? { coldRuns: 5, overheadIterations: 40, readIterations: 40, largeRecords: 300, scryptRuns: 3, enumerationSamples: 6, rounds: 1, windowMs: 300, deletionItems: [2_000], summaryIterations: 30, searchRecords: 1000, searchIterations: 10, searchBoundRounds: 1, syncIterations: 30, syncLargeHistory: 300 }
+  : { coldRuns: 30, overheadIterations: 300, readIterations: 200, largeRecords: 5000, scryptRuns: 15, enumerationSamples: 40, rounds: 10, windowMs: 500, deletionItems: [10_000, 50_000], summaryIterations: 300, searchRecords: 5000, searchIterations: 150, searchBoundRounds: 3, syncIterations: 300, syncLargeHistory: 2000 };
 
 const THROUGHPUT_OPERATIONS = ['GET /api/users/me', 'GET /api/behavior/stats', 'GET /api/transcriptions', REFRESH_OPERATION];
 const CONCURRENCIES = [1, 8, 32];
@@ -174,6 +178,9 @@ async function main() {
       search = await measureSearch(bench, settings.searchRecords, settings.searchIterations, settings.searchBoundRounds, log);
     }
 
+    let sync: SyncResult | undefined;
+    if (runs('sync')) sync = await measureSync(bench, { iterations: settings.syncIterations, largeHistory: settings.syncLargeHistory }, log);
+
     let scrypt = { medianMs: Number.NaN, cpuMedianMs: Number.NaN };
     let enumeration: EnumerationResult = { existingMedianMs: Number.NaN, unknownMedianMs: Number.NaN, ratio: Number.NaN };
     if (runs('identity')) {
@@ -200,6 +207,7 @@ async function main() {
       deletion,
       ...(summary ? { summary } : {}),
       ...(search ? { search } : {}),
+      ...(sync ? { sync } : {}),
     };
     const printed = print(report, { functions, paired, skipped, coldCpu, scryptCpuMs: scrypt.cpuMedianMs, readCostFloors });
     if (writesDocuments) {
@@ -299,6 +307,7 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   );
   if (report.summary) out.push(summaryTable(report.summary));
   if (report.search) out.push(...searchTables(report.search));
+  if (report.sync) out.push(...syncTables(report.sync));
   if (report.throughput.length > 0) out.push(
     table(
       `Throughput in process (goal: ratio >= ${GOALS.throughputRatio})`,
@@ -330,6 +339,22 @@ function summaryTable(result: SummaryResult): string {
     ['operation', 'p50 us', 'bare us', 'DynamoDB requests'],
     [result.summary, ...result.reads].map((row) => [row.operation, row.p50Us, row.bareP50Us, row.requests]),
   );
+}
+
+function syncTables(result: SyncResult): string[] {
+  const upToDateMet = (row: SyncResult['upToDate'][number]) => row.dynamoRequests <= GOALS.upToDateDynamoRequests;
+  return [
+    table(
+      `Change feed (issue 36), p50 of ${result.samples} each in shuffled rounds. A page of ${FEED_PAGE} records against a list page of the same ${FEED_PAGE} (goal: <= ${GOALS.feedPageRatio} x): ${result.feedRatio.toFixed(3)} ${mark(result.feedRatio <= GOALS.feedPageRatio)}. A save with its feed entry against the save before the feed, at the repository (goal: <= ${GOALS.feedSaveRatio} x): ${result.saveRatio.toFixed(3)} ${mark(result.saveRatio <= GOALS.feedSaveRatio)}. Bare: the same DynamoDB commands on the bare client`,
+      ['operation', 'p50 us', 'bare us', 'DynamoDB requests'],
+      [result.feed, result.list, result.save, result.saveBefore].map((row) => [row.operation, row.p50Us, row.bareP50Us ?? '', row.dynamoRequests]),
+    ),
+    table(
+      `An up-to-date device: one pull from the head's cursor, one request (goal: at most ${GOALS.upToDateDynamoRequests} DynamoDB requests whatever the history)`,
+      ['records in the account', 'p50 us', 'DynamoDB requests', 'goal'],
+      result.upToDate.map((row) => [row.records, row.p50Us, row.dynamoRequests, mark(upToDateMet(row))]),
+    ),
+  ];
 }
 
 function searchTables(result: SearchResult): string[] {
