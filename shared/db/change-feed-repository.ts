@@ -64,10 +64,12 @@ async function readRecords(db: Database, partition: string, sortKeys: string[]):
  * The account's feed entries after change number `after`, in the order of their numbers (which is
  * the order their changes committed in: change-sequence.ts), at most `limit` and at most
  * `roomBytes` of JSON. Each record has one entry (its latest change), so this is one strongly
- * consistent Query of the base table whatever the history's length, then one BatchGetItem of the
- * records it names that fit the room (each entry knows its record's size), none when the device
- * is up to date. A record changed between the two reads is answered as it is now (its newer entry
- * follows later and answers it again); one deleted meanwhile is left out (its tombstone follows).
+ * consistent Query of the base table whatever the history's length. A small record travels in its
+ * entry as of that change; larger ones (and entries written before entries held copies) are read
+ * with one BatchGetItem of those that fit the room (each entry knows its record's size), none
+ * when there are none. A record read that way and changed between the two reads is answered as it
+ * is now (its newer entry follows later and answers it again); one deleted meanwhile is left out
+ * (its tombstone follows).
  * A read answers at least one change when any follows.
  */
 export async function readChanges(db: Database, userId: number, after: number, limit: number, roomBytes: number): Promise<ChangeBatch> {
@@ -84,7 +86,8 @@ export async function readChanges(db: Database, userId: number, after: number, l
     fitting++;
   }
   const chosen = entries.slice(0, fitting);
-  const upserts = chosen.filter((entry) => entry.change !== 'delete').map((entry) => String(entry.recordKey));
+  // Small records travel in their entries; only the larger ones are read beside the page.
+  const upserts = chosen.filter((entry) => entry.change !== 'delete' && entry.record === undefined).map((entry) => String(entry.recordKey));
   const records = upserts.length === 0 ? new Map<string, Item>() : await readRecords(db, partition, upserts);
 
   const changes: RecordChange[] = [];
@@ -94,7 +97,7 @@ export async function readChanges(db: Database, userId: number, after: number, l
     let change: RecordChange | undefined;
     if (entry.change === 'delete') change = tombstoneChange(entry);
     else {
-      const record = records.get(String(entry.recordKey));
+      const record = (entry.record as Item | undefined) ?? records.get(String(entry.recordKey));
       change = record && { type: 'upsert', record: recordOfItem(record) };
     }
     if (change) {

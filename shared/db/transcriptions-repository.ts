@@ -100,18 +100,36 @@ const recordKey = (record: StoredRecord) => keys.transcription(record.userId, re
 const recordItem = (record: StoredRecord, changeSeq: number) => ({ ...recordKey(record), ...record, revision: record.revision - 1, changeSeq });
 
 /**
- * The feed entry of a record's latest change: where the record is, and how many bytes of JSON it
- * answers, so that a page of the feed knows which records fit its 1 MB before it reads them. A
- * reference rather than a copy: a copy would write every record twice, up to 400 KB more per
- * save (docs/sync.md).
+ * A record whose JSON is at most this many bytes travels in its feed entry (a copy, `record`);
+ * a larger one is named by reference and read beside the page. A page of the feed is then one
+ * Query, as a list page is, for the records people make most (a few minutes of captions is
+ * 1-3 KB): a reference-only feed made every page a Query and then a BatchGetItem, 1.8 x a list
+ * page of the same 50 records (`npm run bench -- --only sync`). The copy costs the save its size
+ * in write units once more; past 4 KB the second read costs less than the second write
+ * (docs/sync.md).
  */
-const upsertEntry = (record: StoredRecord, changeSeq: number) => ({
-  ...keys.recordChange(record.userId, changeSeq),
-  change: 'upsert',
-  transcriptionRecordId: record.transcriptionRecordId,
-  recordKey: recordKey(record).SK,
-  bytes: Buffer.byteLength(JSON.stringify(publicRecord(record))),
-});
+export const FEED_COPY_MAX_BYTES = 4096;
+
+/**
+ * The feed entry of a record's latest change: where the record is, how many bytes of JSON it
+ * answers (so that a page of the feed knows which records fit its 1 MB before it reads them), and
+ * the record itself when it is small (FEED_COPY_MAX_BYTES). The entry is written in the
+ * transaction that writes the record, and replaced by the record's next change, so its copy is
+ * the record as of this change.
+ */
+const upsertEntry = (record: StoredRecord, changeSeq: number) => {
+  const answered = publicRecord(record);
+  const bytes = Buffer.byteLength(JSON.stringify(answered));
+  return {
+    ...keys.recordChange(record.userId, changeSeq),
+    change: 'upsert',
+    transcriptionRecordId: record.transcriptionRecordId,
+    recordKey: recordKey(record).SK,
+    bytes,
+    // As items keep it (edits counted from 0: recordOfItem).
+    ...(bytes <= FEED_COPY_MAX_BYTES ? { record: { ...answered, revision: record.revision - 1 } } : {}),
+  };
+};
 
 /** Removes the entry of the record's previous change: the feed keeps one entry per record. */
 const previousEntryRemoval = (record: StoredRecord, db: Database): GuardedWrite[] =>

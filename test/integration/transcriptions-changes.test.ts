@@ -176,6 +176,46 @@ describe('GET /api/transcriptions/changes', () => {
     }
     expect(commands.sort()).toEqual(['GetItemCommand', 'QueryCommand']);
   });
+
+  it('answers a page of small records from the feed alone, and reads only the large ones beside it, each as it was saved', async () => {
+    const account = await newAccount(api);
+    for (let index = 0; index < 6; index++) await saveRecord(api, account, { recordTitle: `small ${index}` });
+    // Past FEED_COPY_MAX_BYTES (4 KB of JSON): named by reference in its entry.
+    const large = (await saveRecord(api, account, { recordTitle: 'large', text: 'x'.repeat(6000) })) as { transcriptionRecordId: number };
+    const edited = (await saveRecord(api, account, { recordTitle: 'to edit' })) as { transcriptionRecordId: number };
+    const patched = await api.request<{ revision: number }>('PATCH', `/api/transcriptions/${edited.transcriptionRecordId}`, { token: account.token, body: { recordTitle: 'edited' } });
+    expect(patched.status).toBe(200);
+    const commands: string[] = [];
+    const middleware = (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    };
+    const readPage = async (query: string) => {
+      commands.length = 0;
+      api.context.db.client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'countFeedReads' });
+      try {
+        return await feed(account, query);
+      } finally {
+        api.context.db.client.middlewareStack.remove('countFeedReads');
+      }
+    };
+    const small = await readPage('?limit=6');
+    expect(small.status).toBe(200);
+    expect(small.body.changes.map((change) => (change.type === 'upsert' ? change.record.recordTitle : change.type))).toEqual(['small 0', 'small 1', 'small 2', 'small 3', 'small 4', 'small 5']);
+    expect(commands.sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+
+    const rest = await readPage(`?cursor=${small.body.cursor}`);
+    expect(commands.sort()).toEqual(['BatchGetItemCommand', 'GetItemCommand', 'QueryCommand']);
+    const records = rest.body.changes.map((change) => (change.type === 'upsert' ? change.record : undefined));
+    expect(records.map((record) => record?.recordTitle)).toEqual(['large', 'edited']);
+    // The copy in the entry is the record as of its latest change, as GET answers it.
+    for (const record of records) {
+      const got = await api.request('GET', `/api/transcriptions/${record!.transcriptionRecordId}`, { token: account.token });
+      expect(record).toEqual(got.body);
+    }
+    expect(records[0]!.transcriptionRecordId).toBe(large.transcriptionRecordId);
+    expect(records[1]!.revision).toBe(patched.body.revision);
+  });
 });
 
 describe('commit order, not timestamps', () => {
