@@ -2,6 +2,7 @@ import { ServiceUnavailableError } from '../errors';
 import { accountIsCurrent } from './account-guard';
 import type { AccountRef } from './account-guard';
 import type { Database } from './client';
+import { keys } from './keys';
 import { backOff } from './transactions';
 import type { GuardedWrite, RetryPolicy } from './transactions';
 
@@ -112,6 +113,41 @@ async function oneAtATime<T>(db: Database, userId: number, change: () => Promise
  */
 export function atNextSequence<T>(db: Database, account: AccountRef, head: number, write: (changeSeq: number) => Promise<T>): Promise<T> {
   return oneAtATime(db, account.userId, () => withNextNumber(head, write));
+}
+
+/**
+ * The sequence raised to `changeSeq` for a change the service makes on its own (the feed's
+ * backfill, shared/db/feed-backfill.ts), with no caller's token to check: only that the account
+ * still exists (its profile), and the sequence below `changeSeq`. A missing profile fails as
+ * `AccountGone`, a number taken as `SequenceMoved`.
+ */
+export function raiseSequence(db: Database, userId: number, changeSeq: number): GuardedWrite {
+  return {
+    item: {
+      Update: {
+        TableName: db.tableName,
+        Key: keys.user(userId),
+        UpdateExpression: 'SET #seq = :changeSeq',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#seq) OR #seq < :changeSeq)',
+        ExpressionAttributeNames: { '#seq': SEQUENCE },
+        ExpressionAttributeValues: { ':changeSeq': changeSeq },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    onConditionFailed: (old) => (old === undefined ? new AccountGone() : new SequenceMoved(Number(old[SEQUENCE] ?? 0))),
+  };
+}
+
+/** The account's profile is gone (deleted while the service worked on it). */
+export class AccountGone extends Error {
+  constructor() {
+    super('The account no longer exists');
+  }
+}
+
+/** atNextSequence for a change the service makes on its own (no caller): see raiseSequence. */
+export function atNextSequenceOf<T>(db: Database, userId: number, head: number, write: (changeSeq: number) => Promise<T>): Promise<T> {
+  return oneAtATime(db, userId, () => withNextNumber(head, write));
 }
 
 async function withNextNumber<T>(head: number, write: (changeSeq: number) => Promise<T>): Promise<T> {

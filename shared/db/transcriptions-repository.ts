@@ -85,7 +85,7 @@ export const publicRecord = (record: TranscriptionRecord): TranscriptionRecord =
 export const recordOfItem = (item: Record<string, unknown>): TranscriptionRecord =>
   publicRecord({ ...(item as unknown as TranscriptionRecord), revision: Number(item.revision ?? 0) + 1 });
 
-const toStored = (item: Record<string, unknown>): StoredRecord => ({
+export const toStored = (item: Record<string, unknown>): StoredRecord => ({
   ...recordOfItem(item),
   createdAtMs: String(item.createdAtMs),
   ...(typeof item.usageDate === 'string' ? { usageDate: item.usageDate } : {}),
@@ -117,7 +117,7 @@ export const FEED_COPY_MAX_BYTES = 4096;
  * transaction that writes the record, and replaced by the record's next change, so its copy is
  * the record as of this change.
  */
-const upsertEntry = (record: StoredRecord, changeSeq: number) => {
+export const upsertEntry = (record: StoredRecord, changeSeq: number) => {
   const answered = publicRecord(record);
   const bytes = Buffer.byteLength(JSON.stringify(answered));
   return {
