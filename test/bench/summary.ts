@@ -53,7 +53,8 @@ export interface SummaryResult {
   samples: number;
 }
 
-async function timedOperation(bench: Bench, id: string, spec: RequestSpec): Promise<() => Promise<number>> {
+/** A handler call ready to time: the event built before the clock starts. */
+export async function timedOperation(bench: Bench, id: string, spec: RequestSpec): Promise<() => Promise<number>> {
   const route = findRoute(id);
   const run = await bench.handler(route);
   return async () => {

@@ -7,9 +7,10 @@ import type { StoredRecord } from '../../shared/db/transcriptions-repository';
 import { usageChange } from '../../shared/db/usage-repository';
 import { seedAccount } from './fixtures';
 import type { SeededAccount } from './fixtures';
-import { findRoute, replay, timeHandlerCall, waves } from './harness';
-import type { Bench, RequestSpec } from './harness';
+import { replay, waves } from './harness';
+import type { Bench } from './harness';
 import { median, ratio, shuffled } from './stats';
+import { timedOperation } from './summary';
 
 /**
  * Issue 36's figures: the change feed against what it replaces, side by side in shuffled rounds.
@@ -54,16 +55,6 @@ export interface SyncResult {
   saveRatio: number;
   upToDate: UpToDateRow[];
   samples: number;
-}
-
-async function timedCall(bench: Bench, id: string, spec: RequestSpec): Promise<() => Promise<number>> {
-  const route = findRoute(id);
-  const run = await bench.handler(route);
-  return async () => {
-    // The event is built before the clock starts, as API Gateway builds it before the function runs.
-    const event = bench.event(route, spec);
-    return timeHandlerCall(run, event, bench.context(route, event), id);
-  };
 }
 
 async function bareOf(bench: Bench, once: () => Promise<number>): Promise<() => Promise<number>> {
@@ -173,7 +164,7 @@ async function headCursor(bench: Bench, account: SeededAccount): Promise<string>
 
 async function measureUpToDate(bench: Bench, account: SeededAccount, records: number, iterations: number): Promise<UpToDateRow> {
   const cursor = await headCursor(bench, account);
-  const once = await timedCall(bench, 'GET /api/transcriptions/changes', { account, query: { cursor } });
+  const once = await timedOperation(bench, 'GET /api/transcriptions/changes', { account, query: { cursor } });
   const dynamoRequests = await bench.countRequests(once);
   const [p50Us] = await shuffledRounds([once], iterations);
   return { records, p50Us: p50Us!, dynamoRequests };
@@ -181,8 +172,8 @@ async function measureUpToDate(bench: Bench, account: SeededAccount, records: nu
 
 export async function measureSync(bench: Bench, settings: { iterations: number; largeHistory: number }, log: (line: string) => void): Promise<SyncResult> {
   const account = await seedAccount(bench, 'sync', { transcriptions: FEED_PAGE, days: 5 });
-  const feed = await timedCall(bench, 'GET /api/transcriptions/changes', { account, query: { limit: String(FEED_PAGE) } });
-  const list = await timedCall(bench, 'GET /api/transcriptions', { account, query: { limit: String(FEED_PAGE) } });
+  const feed = await timedOperation(bench, 'GET /api/transcriptions/changes', { account, query: { limit: String(FEED_PAGE) } });
+  const list = await timedOperation(bench, 'GET /api/transcriptions', { account, query: { limit: String(FEED_PAGE) } });
   const requests = [await bench.countRequests(feed), await bench.countRequests(list)];
   const timers = [feed, list, await bareOf(bench, feed), await bareOf(bench, list)];
   log(`sync: a feed page and a list page of ${FEED_PAGE} records x ${settings.iterations}, shuffled rounds`);
