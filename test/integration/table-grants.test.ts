@@ -338,10 +338,10 @@ beforeAll(async () => {
     expect((await call(api, 'GET', '/api/devices/CG2-READ-1', { token })).status).toBe(200);
     expect((await call(api, 'GET', '/api/devices/CG2-UNKNOWN', { token })).status).toBe(404);
   });
-  // GET /api/transcriptions/changes: a feed with a record, so the records are read too.
+  // GET /api/transcriptions/changes: a feed with a record too large to travel in its entry, so records are read too.
   await world(async (api) => {
     const { token } = await signIn(api, uniqueEmail('grants-get-api-transcriptions-changes'));
-    expect((await call(api, 'POST', '/api/transcriptions', { token, body: { recordTitle: 'r', text: 't', language: 'en-US', durationSeconds: 1 } })).status).toBe(200);
+    expect((await call(api, 'POST', '/api/transcriptions', { token, body: { recordTitle: 'r', text: 't'.repeat(6000), language: 'en-US', durationSeconds: 1 } })).status).toBe(200);
     expect((await call(api, 'GET', '/api/transcriptions/changes', { token })).status).toBe(200);
   });
 }, 180_000);
