@@ -22,6 +22,7 @@ import { AUTHORIZATION_HEADER_PATTERN } from '../shared/http/gateway-responses';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, anyOrigin } from '../shared/http/headers';
 import { CODE_PATH_PREFIX, VERSION_PREFIX, authorizer, jobs, routeId, routes, versionedPaths } from '../shared/routes';
 import type { JobDefinition, RouteDefinition } from '../shared/routes';
+import { authorizerDefine } from './bundling/options';
 import { CodeRateLimitWaf } from './constructs/code-rate-limit-waf';
 import { addGatewayResponses } from './constructs/gateway-responses';
 import { grantNeeds } from './constructs/grants';
@@ -125,6 +126,7 @@ export class ServiceStack extends Stack {
       memorySize: AUTHORIZER_MEMORY_MB,
       timeout: DEFAULT_TIMEOUT,
       environment: functionEnvironment(authorizer),
+      define: authorizerDefine,
     });
     grantNeeds(this, 'authorizer', this.authorizerFunction.role, authorizer, targets);
 

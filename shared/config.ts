@@ -94,6 +94,34 @@ export interface Config {
    * cursor older than this answers 410 CURSOR_EXPIRED when records changed since it was issued.
    */
   RECORD_TOMBSTONE_RETENTION_SECONDS: number;
+  /**
+   * Sign in with Apple, Google and WeChat (docs/social-sign-in.md), read only by the functions of
+   * routes with `providers` (shared/routes.ts): every other bundle and the authorizer are built
+   * without these readers (`BUNDLED_PROVIDERS`, shared/bundle-defines.d.ts), and their values are
+   * absent there. A provider is offered when its
+   * client ids are set (PROVIDER_NOT_CONFIGURED otherwise). The ids a token's `aud` (and Google's
+   * `azp`) may name: Apple's bundle and services ids, Google's iOS, Android and web client ids.
+   * The secrets (Apple's private key, WeChat's app secrets) are never settings: Secrets Manager
+   * on AWS (SOCIAL_SECRET_ARN), APPLE_PRIVATE_KEY and WECHAT_APP_SECRETS in local mode only
+   * (shared/ports/provider-secrets.ts).
+   */
+  APPLE_CLIENT_IDS: readonly string[];
+  APPLE_TEAM_ID: string | undefined;
+  APPLE_KEY_ID: string | undefined;
+  GOOGLE_CLIENT_IDS: readonly string[];
+  /** WeChat app ids, the first the default of `POST /api/auth/wechat`. */
+  WECHAT_APP_IDS: readonly string[];
+  /** The ARN of the secret holding Apple's private key and WeChat's app secrets (AWS). */
+  SOCIAL_SECRET_ARN: string | undefined;
+  /**
+   * The providers' base addresses: the real ones by default, the local stand-ins in local mode
+   * and tests. A token's `iss` is checked against the real issuer whatever these say.
+   */
+  APPLE_API_URL: string;
+  GOOGLE_JWKS_URL: string;
+  WECHAT_API_URL: string;
+  /** An unknown `kid` refetches a provider's key set at most once per this many seconds. */
+  PROVIDER_KEYS_COOLDOWN_SECONDS: number;
 }
 
 export class ConfigError extends Error {}
@@ -242,6 +270,26 @@ function webauthnOrigins(env: Env): Reader<readonly string[]> {
   };
 }
 
+/** `a, b,c` → ['a', 'b', 'c']; unset or blank: none. */
+const idList: Reader<readonly string[]> = (value) => (value ?? '').split(',').map((part) => part.trim()).filter(Boolean);
+
+type ProviderSetting = 'APPLE_CLIENT_IDS' | 'APPLE_TEAM_ID' | 'APPLE_KEY_ID' | 'GOOGLE_CLIENT_IDS' | 'WECHAT_APP_IDS' | 'SOCIAL_SECRET_ARN' | 'APPLE_API_URL' | 'GOOGLE_JWKS_URL' | 'WECHAT_API_URL' | 'PROVIDER_KEYS_COOLDOWN_SECONDS';
+
+/** The providers' settings (see `Config`): a function, so that a bundle without providers drops it whole. */
+const providerReaders = (): { [K in ProviderSetting]: Reader<Config[K]> } => ({
+  APPLE_CLIENT_IDS: idList,
+  // Required with APPLE_CLIENT_IDS: the sign-in refuses to start without them (shared/identity/social/apple-client.ts).
+  APPLE_TEAM_ID: optional(requiredText()),
+  APPLE_KEY_ID: optional(requiredText()),
+  GOOGLE_CLIENT_IDS: idList,
+  WECHAT_APP_IDS: idList,
+  SOCIAL_SECRET_ARN: optional(requiredText()),
+  APPLE_API_URL: withDefault(url, 'https://appleid.apple.com'),
+  GOOGLE_JWKS_URL: withDefault(url, 'https://www.googleapis.com/oauth2/v3/certs'),
+  WECHAT_API_URL: withDefault(url, 'https://api.weixin.qq.com'),
+  PROVIDER_KEYS_COOLDOWN_SECONDS: withDefault(wholeNumber(0), 30),
+});
+
 const positive = (fallback: number) => withDefault(wholeNumber(1), fallback);
 const text = (fallback: string) => withDefault(requiredText(), fallback);
 
@@ -293,6 +341,8 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   WEBAUTHN_ORIGINS: webauthnOrigins(env),
   // 180 days: a device offline for half a year still syncs by changes; seconds in tests.
   RECORD_TOMBSTONE_RETENTION_SECONDS: withDefault(wholeNumber(1, 10 * 365 * 86_400), 180 * 86_400),
+  // Only where a route talks to the providers (shared/bundle-defines.d.ts).
+  ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS ? ({} as ReturnType<typeof providerReaders>) : providerReaders()),
 });
 
 export function parseConfig(env: Env): Config {

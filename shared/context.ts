@@ -9,6 +9,7 @@ import type { CodeSender } from './ports/code-sender';
 import type { MetricSink } from './ports/metrics';
 import { cachedKeys } from './ports/secrets';
 import type { SecretSource, ServiceKeys } from './ports/secrets';
+import type { ProviderSecrets } from './ports/provider-secrets';
 
 /** Builds a port from the settings; called on first use, once per context. */
 export type Adapter<T> = (cfg: Config) => T;
@@ -40,6 +41,11 @@ export interface AppContext {
   readonly db: Database;
   /** The derived signing and hashing keys: read from the secret once per context and KEYS_MAX_AGE_SECONDS. */
   keys(): Promise<ServiceKeys>;
+  /**
+   * Apple's private key and WeChat's app secrets (social sign-in); the AWS source reads them once
+   * per KEYS_MAX_AGE_SECONDS. Only in the bundles of routes with `providers` (shared/bundle-defines.d.ts).
+   */
+  providerSecrets(): Promise<ProviderSecrets>;
   readonly codeSender: CodeSender;
 }
 
@@ -82,6 +88,11 @@ export function createContext(deps: ContextDeps): AppContext {
       return db();
     },
     keys: () => (keys ??= cachedKeys(secrets(), config.KEYS_MAX_AGE_SECONDS * 1000))(),
+    // Cached by the source (shared/adapters/aws-secrets.ts); only where a route talks to the
+    // providers (shared/bundle-defines.d.ts).
+    ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS
+      ? ({} as Pick<AppContext, 'providerSecrets'>)
+      : { providerSecrets: () => secrets().providerSecrets?.() ?? Promise.resolve({}) }),
     get codeSender() {
       return codeSender();
     },

@@ -303,3 +303,46 @@ export class ServiceUnavailableError extends DomainError {
     return new ServiceUnavailableError(ServiceUnavailableError.busyMessage, { cause });
   }
 }
+
+/** Sign in with Apple, Google or WeChat (docs/social-sign-in.md): the provider has no client ids in this deployment. */
+export class ProviderNotConfiguredError extends DomainError {
+  static readonly code = 'PROVIDER_NOT_CONFIGURED';
+  static readonly http = { status: 404, code: 404 };
+  static readonly description = 'this deployment does not offer sign-in with that provider';
+  readonly code = ProviderNotConfiguredError.code;
+}
+
+/**
+ * Any refused social credential: a token forged, expired, for another app, with a wrong or spent
+ * nonce; a code invalid or already used. One answer whatever failed; the reason goes to the log only.
+ */
+export class SocialCredentialInvalidError extends DomainError {
+  static readonly code = 'SOCIAL_CREDENTIAL_INVALID';
+  static readonly http = { status: 401, code: 401 };
+  static readonly description = 'the provider’s token or code could not be verified (whatever the reason): get a new nonce and sign in with the provider again';
+  readonly code = SocialCredentialInvalidError.code;
+
+  /** `reason` (which check refused) is for the log only. */
+  static because(reason: string): SocialCredentialInvalidError {
+    return new SocialCredentialInvalidError('The sign-in could not be verified.', { cause: reason });
+  }
+}
+
+/** The provider's keys or token endpoint cannot be reached and nothing usable is cached. */
+export class ProviderUnavailableError extends RetryLaterError {
+  static readonly code = 'PROVIDER_UNAVAILABLE';
+  static readonly http = { status: 503, code: 503 };
+  static readonly description = 'the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work';
+  readonly code = ProviderUnavailableError.code;
+}
+
+/**
+ * A new social identity whose e-mail belongs to an account, from a provider not authoritative for
+ * that address: nothing is created; the person signs in the usual way and links it in the settings.
+ */
+export class AccountExistsLinkRequiredError extends DomainError {
+  static readonly code = 'ACCOUNT_EXISTS_LINK_REQUIRED';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'an account already uses this e-mail address: sign in to it the usual way, then link the provider from the settings';
+  readonly code = AccountExistsLinkRequiredError.code;
+}

@@ -52,6 +52,12 @@ export interface RouteDefinition {
   sender: boolean;
   /** Reads the root secret (token signing or code hashing keys). */
   secret: boolean;
+  /**
+   * Talks to Apple, Google or WeChat (issue 38, docs/social-sign-in.md): the function is given the
+   * providers' settings and may read their secret (infra/stack.ts); every other bundle is built
+   * without the providers' code (`BUNDLED_PROVIDERS`, shared/bundle-defines.d.ts).
+   */
+  providers: boolean;
   /** Runs scrypt: needs a full vCPU on Lambda. */
   hashesPasswords: boolean;
   /**
@@ -81,6 +87,7 @@ const route = <M extends HttpMethod, P extends string>(
   table: 'read',
   sender: false,
   secret: false,
+  providers: false,
   hashesPasswords: false,
   ...needs,
 });
@@ -161,6 +168,36 @@ export const routes = [
     throttle: 'strict',
     table: 'read-write',
     secret: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  }),
+  // Sign in with Apple, Google and WeChat (issue 38, docs/social-sign-in.md): the nonce is signed and writes nothing.
+  // `providers`: its key (socialNonceKey) is derived with the providers' code.
+  route('POST', '/api/auth/social/nonce', 'functions/social/nonce.ts', { auth: 'none', throttle: 'strict', table: 'none', secret: true, providers: true }),
+  // As the code sign-in: the identity's owner, the account, the sessions; the nonce spent and the
+  // identity claimed (PutItem) in the session's or the sign-up's transaction; UpdateItem: the id
+  // counter, the profile, the identity's last use.
+  route('POST', '/api/auth/apple', 'functions/social/apple.ts', {
+    auth: 'none',
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    providers: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  }),
+  route('POST', '/api/auth/google', 'functions/social/google.ts', {
+    auth: 'none',
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    providers: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
+  }),
+  route('POST', '/api/auth/wechat', 'functions/social/wechat.ts', {
+    auth: 'none',
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    providers: true,
     dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),

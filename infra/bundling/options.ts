@@ -57,8 +57,15 @@ export function routeConditions(needs: { table: string; secret: boolean; sender:
  * (6.9 KB of every function, measured with `npm run bench`'s bundle build). The stack and the
  * benchmarks both bundle with it.
  */
-export function routeDefine(route: object): Record<string, string> {
+export function routeDefine(route: { providers?: boolean }): Record<string, string> {
   // A string, which esbuild inlines where it is read (an object define becomes a module of its own
   // that every module of the bundle imports).
-  return { BUNDLED_ROUTE: JSON.stringify(JSON.stringify(route)) };
+  return { BUNDLED_ROUTE: JSON.stringify(JSON.stringify(route)), BUNDLED_PROVIDERS: String(route.providers === true) };
 }
+
+/**
+ * The authorizer's defines: it talks to no provider (`BUNDLED_PROVIDERS`, shared/bundle-defines.d.ts),
+ * so the providers' settings, keys and secrets port are folded out of its bundle: issue 38 leaves
+ * the authorizer unchanged. The stack and the benchmarks both bundle it with these.
+ */
+export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false' };

@@ -138,6 +138,27 @@ export class ServiceDashboard extends Construct {
         business('Accounts, records, events', [countOf('AccountsCreated'), countOf('AccountsDeleted'), countOf('RecordsSaved'), countOf('EventsRecorded')]),
       ],
       [
+        // Sign in with Apple, Google and WeChat (issue 38, docs/social-sign-in.md).
+        business('Social sign-ins and passkeys', [
+          countOf('SignIns', ['method', 'apple']),
+          countOf('SignIns', ['method', 'google']),
+          countOf('SignIns', ['method', 'wechat']),
+          countOf('SignIns', ['method', 'passkey']),
+        ]),
+        business('Social sign-ins refused, by reason', [
+          countOf('SocialSignInsRefused', ['reason', 'invalid-credential']),
+          countOf('SocialSignInsRefused', ['reason', 'link-required']),
+          countOf('SocialSignInsRefused', ['reason', 'provider-unavailable']),
+        ]),
+        business('Social identities linked to existing accounts', [
+          new MathExpression({
+            expression: `SEARCH('{${METRIC_NAMESPACE},service,method} MetricName="SocialIdentitiesLinked" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+            label: 'method',
+            period: PERIOD,
+          }),
+        ]),
+      ],
+      [
         // The support team's admin API (issue 37): per operation and per kind of caller, whatever values appear.
         business('Admin requests by operation', [
           new MathExpression({

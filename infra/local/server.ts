@@ -22,6 +22,7 @@ import type { LogSink } from '../../shared/logging/logger';
 import type { Clock } from '../../shared/ports/clock';
 import type { CodeSender } from '../../shared/ports/code-sender';
 import type { SecretSource } from '../../shared/ports/secrets';
+import type { ProviderSecrets } from '../../shared/ports/provider-secrets';
 import { CODE_PATH_PREFIX, authorizer, jobs, routes, versionedPaths } from '../../shared/routes';
 import type { JobDefinition, RouteDefinition } from '../../shared/routes';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
@@ -49,6 +50,8 @@ export interface LocalServerOptions {
   metrics?: DevMetrics;
   /** Where the handlers' log lines go; stdout if not given. */
   logSink?: LogSink;
+  /** Apple's private key and WeChat's app secrets (APPLE_PRIVATE_KEY, WECHAT_APP_SECRETS locally; shared/ports/provider-secrets.ts). */
+  providerSecrets?: ProviderSecrets;
   /** Ports in place of the dev outbox and the root secret (tests of AWS adapters and faults). */
   ports?: { codeSender?: CodeSender; secrets?: SecretSource };
   /**
@@ -287,7 +290,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     logSink: options.logSink,
     metrics: () => metrics,
     database,
-    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret },
+    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret, providerSecrets: async () => options.providerSecrets ?? {} },
     codeSender: () => options.ports?.codeSender ?? options.outbox,
   });
 

@@ -8,6 +8,8 @@ import { DevOutbox } from './dev-outbox';
 import { freePort, superviseDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer } from './server';
 import { DEFAULT_LOCAL_ADMIN_CREDENTIALS } from './sigv4-check';
+import { startProviderStandIns } from './provider-stand-ins';
+import { localProviderSecrets } from '../../shared/ports/provider-secrets';
 
 /**
  * `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
@@ -37,11 +39,31 @@ async function main() {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // The port is fixed up front: a restarted DynamoDB Local must answer where the server looks.
   const dynamoPort = await freePort();
+  // Stand-ins for Apple, Google and WeChat (infra/local/provider-stand-ins.ts): the local server
+  // trusts them unless the environment names the real providers and their ids.
+  const local = { apple: 'local.captioning.app', google: 'local-captioning.apps.googleusercontent.com', wechatApp: 'wx00000000local01', wechatSecret: randomBytes(16).toString('hex') };
+  const standIns = await startProviderStandIns({
+    port: Number(process.env.STAND_INS_PORT ?? 0),
+    appleClientId: local.apple,
+    googleClientId: local.google,
+    wechatApps: { [local.wechatApp]: local.wechatSecret },
+  });
+  const providerDefaults = {
+    APPLE_CLIENT_IDS: local.apple,
+    APPLE_TEAM_ID: standIns.apple.teamId,
+    APPLE_KEY_ID: standIns.apple.keyId,
+    APPLE_API_URL: standIns.appleUrl,
+    GOOGLE_CLIENT_IDS: local.google,
+    GOOGLE_JWKS_URL: standIns.googleJwksUrl,
+    WECHAT_APP_IDS: local.wechatApp,
+    WECHAT_API_URL: standIns.wechatUrl,
+  };
   const config = parseConfig({
     TABLE_NAME: 'captioning-local',
     CORS_ORIGINS: '*',
     // Passkeys made on a page served from this server's own port (PORT=18080 npm start).
     WEBAUTHN_ORIGINS: `http://localhost:${port}`,
+    ...providerDefaults,
     ...process.env,
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
     AWS_REGION: 'us-east-1',
@@ -61,6 +83,7 @@ async function main() {
   );
   const stop = async () => {
     await server?.close();
+    await standIns.close();
     await dynamo.stop();
   };
   try {
@@ -69,6 +92,11 @@ async function main() {
       clock: systemClock,
       rootSecret: localRootSecret(),
       outbox: new DevOutbox(systemClock, true),
+      providerSecrets: {
+        applePrivateKey: standIns.apple.privateKeyPem,
+        wechatAppSecrets: { [local.wechatApp]: local.wechatSecret },
+        ...localProviderSecrets(process.env),
+      },
       port,
       host: process.env.HOST ?? '127.0.0.1',
       adminCredentials,
@@ -84,6 +112,7 @@ async function main() {
   console.log(
     `Admin API (/admin, SigV4 for execute-api in ${config.AWS_REGION}): LOCAL_ADMIN_ACCESS_KEY_ID=${adminCredentials.accessKeyId} LOCAL_ADMIN_SECRET_ACCESS_KEY=${adminCredentials.secretAccessKey}  (npm run admin -- find --email ...)`,
   );
+  console.log(`Apple, Google and WeChat stand-ins: ${standIns.url}/ (issue a token or code for a subject and e-mail you choose)`);
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -78,6 +78,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   auth: { name: 'Sign-in', description: '' },
   sessions: { name: 'Sessions', description: 'The signed-in devices of the account, and signing them out.' },
   passkeys: { name: 'Passkeys', description: 'Signing in with the face or fingerprint that unlocks the phone: adding, listing and removing passkeys, and signing in with one.' },
+  social: { name: 'Apple, Google and WeChat', description: 'Signing in with Apple, Google or WeChat, and the identities linked to the account (docs/social-sign-in.md).' },
   users: { name: 'Account', description: 'The signed-in user.' },
   devices: { name: 'Devices', description: 'Captioning devices bound to the user.' },
   transcriptions: { name: 'Transcriptions', description: 'Transcription records and usage.' },

@@ -4,6 +4,8 @@ import { isAwsUnavailable } from '../aws-unavailable';
 import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
 import { rootSecretId, secretStringOf } from '../ports/secrets';
+import { providerSecretsOf } from '../ports/provider-secrets';
+import type { ProviderSecrets } from '../ports/provider-secrets';
 import type { SecretSource } from '../ports/secrets';
 import { ServiceUnavailableError } from '../errors';
 
@@ -29,18 +31,31 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     requestHandler: timedRequestHandler(cfg.AWS_CONNECT_TIMEOUT_MS, cfg.AWS_REQUEST_TIMEOUT_MS),
     ...reach,
   });
+  let providers: { pending: Promise<ProviderSecrets>; at: number } | undefined;
+  const read = async (id: string) => {
+    let result;
+    try {
+      result = await client.send(new GetSecretValueCommand({ SecretId: id }));
+    } catch (error) {
+      // Unreachable, timed out, throttled or 5xx after the retries: the contract's 503, "try
+      // again". Anything else is a deployment fault: a bare 500.
+      if (isAwsUnavailable(error)) throw ServiceUnavailableError.busy(error);
+      throw error;
+    }
+    return secretStringOf(result);
+  };
   return {
-    async rootSecret() {
-      let result;
-      try {
-        result = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-      } catch (error) {
-        // Unreachable, timed out, throttled or 5xx after the retries: the contract's 503, "try
-        // again". Anything else is a deployment fault: a bare 500.
-        if (isAwsUnavailable(error)) throw ServiceUnavailableError.busy(error);
-        throw error;
+    rootSecret: () => read(secretId),
+    // Apple's private key and WeChat's app secrets, one JSON secret (shared/ports/provider-secrets.ts),
+    // read again after KEYS_MAX_AGE_SECONDS as the root secret is; a failed read is not kept.
+    providerSecrets: () => {
+      const now = Date.now();
+      if (!providers || now - providers.at >= cfg.KEYS_MAX_AGE_SECONDS * 1000) {
+        const pending = cfg.SOCIAL_SECRET_ARN ? read(cfg.SOCIAL_SECRET_ARN).then(providerSecretsOf) : Promise.resolve({});
+        pending.catch(() => (providers = undefined));
+        providers = { pending, at: now };
       }
-      return secretStringOf(result);
+      return providers.pending;
     },
   };
 }

@@ -130,6 +130,38 @@ export const codeSessionSchema = /* @__PURE__ */ named(() => z.object({ ...envel
   description: 'The success envelope with a token, the refresh token of the new session and the user it signs in (seed 4.2); the account is created when the target has none.',
 });
 
+/** Sign in with Apple, Google or WeChat (docs/social-sign-in.md): as a code sign-in, and whether it made the account. */
+export const socialSessionSchema = /* @__PURE__ */ named(
+  () => z.object({ ...envelopeFields, ...sessionFields, isNewUser: z.boolean().check(z.describe('True when this sign-in created the account')) }),
+  {
+    id: 'SocialSession',
+    description: 'As `POST /api/verify-code/verify` answers (token, refresh token of the new session, the user), and whether the account was created by this sign-in.',
+  },
+);
+
+/** A nonce for a social sign-in: its SHA-256 (hex) goes to the provider, the nonce itself to the service. */
+export const socialNonceSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      nonce: z.string().check(z.describe('Give the provider its SHA-256 (lower-case hex); send this value itself with the sign-in. Usable once')),
+      expiresIn: z.int().check(z.positive(), z.describe('Seconds the nonce stays valid')),
+    }),
+  { id: 'SocialNonce', description: 'A nonce signed by the service, valid 10 minutes and usable once.' },
+);
+
+/** An Apple, Google or WeChat identity linked to the account. */
+export const linkedIdentitySchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      provider: z.enum(['apple', 'google', 'wechat']),
+      linkedAt: timestampSchema,
+      email: z.nullable(z.string().check(z.describe('The e-mail the provider gave, if any (for Apple possibly a private relay address)'))),
+      givenName: z.nullable(z.string().check(z.describe('Apple only: the name given at the first authorization'))),
+      familyName: z.nullable(z.string()),
+    }),
+  { id: 'LinkedIdentity', description: 'A sign-in provider linked to the account.' },
+);
+
 /** A password set or changed from a session: fresh tokens only when the caller's own had to be replaced. */
 export const passwordChangedSchema = /* @__PURE__ */ named(
   () =>
@@ -427,6 +459,7 @@ export const foundTranscriptionListSchema = /* @__PURE__ */ built(() => z.array(
 export const behaviorEventListSchema = /* @__PURE__ */ built(() => z.array(behaviorEventSchema));
 export const activeSessionListSchema = /* @__PURE__ */ built(() => z.array(activeSessionSchema));
 export const passkeyListSchema = /* @__PURE__ */ built(() => z.array(passkeySchema));
+export const linkedIdentityListSchema = /* @__PURE__ */ built(() => z.array(linkedIdentitySchema));
 
 /**
  * The admin API (issue 37, `/admin/...`, IAM-signed): what support sees of an account. Built from

@@ -47,6 +47,8 @@ const MARKERS_OUTSIDE_PARTITION: readonly { prefix: string; marker: (sortKeySuff
   { prefix: sortKeyPrefix.device, marker: (sn) => keys.deviceOwner(sn) },
   // A passkey's owner item (credential -> account): sign-in already refuses it, the profile being gone.
   { prefix: sortKeyPrefix.passkey, marker: (passkeyId) => keys.passkeyOwner(passkeyId) },
+  // A social identity's owner item (`<provider>#<subject>`): the identity may sign up anew once the account is gone.
+  { prefix: sortKeyPrefix.social, marker: (identity) => keys.socialIdentityOwner(identity.slice(0, identity.indexOf('#')), identity.slice(identity.indexOf('#') + 1)) },
 ];
 
 /**

@@ -26,6 +26,9 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | number of passkeys of a user| USER#<userId>           | PASSKEYS      |
  * | passkey -> its account      | PASSKEY#<passkeyId>     | OWNER         |
  * | spent passkey challenge     | CHALLENGE#<nonce>       | SPENT         |
+ * | (or spent social nonce)     | CHALLENGE#<nonce>       | SPENT         |
+ * | linked social identity (6)  | USER#<userId>           | SOCIAL#<provider>#<subject> |
+ * | social identity -> account  | SOCIAL#<provider>#<subject> | OWNER     |
  * | account purge in progress   | PURGE                   | USER#<userId> |
  * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  * | health probe (never written)| HEALTH                  | PROBE         |
@@ -43,6 +46,8 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  *
  * (4) `<target>` is `USER#<userId>`, `DEVICE#<sn>` or `NONE`: outside the user's partition, so an
  *     account's deletion leaves its audit trail (append-only, kept for AUDIT_RETENTION_DAYS by TTL).
+ * (6) and a marker attribute `social#<provider>` (the subject) on the profile: one identity per
+ *     provider per account, and what the profile knows of its ways in.
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
  * the markers outside it (identities, serial owners, passkey owners). `<createdAt ms>` is ISO 8601 with
@@ -94,6 +99,8 @@ export const keys = {
   passkeyCount: (userId: number) => key(`USER#${userId}`, 'PASSKEYS'),
   passkeyOwner: (passkeyId: string) => key(`PASSKEY#${passkeyId}`, 'OWNER'),
   spentChallenge: (nonce: string) => key(`CHALLENGE#${nonce}`, 'SPENT'),
+  socialIdentity: (userId: number, provider: string, subject: string) => key(`USER#${userId}`, `SOCIAL#${provider}#${subject}`),
+  socialIdentityOwner: (provider: string, subject: string) => key(`SOCIAL#${provider}#${subject}`, 'OWNER'),
   /** `<hour>` is `2026-01-29T10` (UTC); shards spread the deployment-wide count over partitions. */
   smsHourShard: (utcHour: string, shard: number) => key(`SMS#${utcHour}#${shard}`, 'COUNT'),
   healthProbe: () => key('HEALTH', 'PROBE'),
@@ -130,7 +137,11 @@ export const sortKeyPrefix = {
   session: 'SESSION#',
   passkey: 'PASSKEY#',
   auditEntry: 'AT#',
+  social: 'SOCIAL#',
 };
+
+/** The profile attribute naming the account's identity of a provider (see (6) above). */
+export const socialMarker = (provider: string) => `social#${provider}`;
 
 /** Ids padded to the digits of Number.MAX_SAFE_INTEGER, so that they sort as strings. */
 export const ID_DIGITS = 16;

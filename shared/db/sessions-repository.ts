@@ -132,9 +132,19 @@ export const firstSessionProfile = (session: SessionRecord) => ({ [sessionMarker
  * conditioned on the token version the session is opened for: a password reset in between makes
  * the sign-in read again rather than open a session the reset has already ended.
  */
-export function openSessionWrites(db: Database, session: SessionRecord, bookRevision: number, ending: readonly string[]): GuardedWrite[] {
+export function openSessionWrites(
+  db: Database,
+  session: SessionRecord,
+  bookRevision: number,
+  ending: readonly string[],
+  /** More attributes the sign-in sets on the profile (a social identity's marker when it links one). */
+  profileSet: Record<string, unknown> = {},
+): GuardedWrite[] {
   const { clause: remove, names: removed } = markerRemoval(ending);
-  const names: Record<string, string> = { '#new': sessionMarker(session.sessionId), ...removed };
+  const extra = Object.entries(profileSet);
+  const names: Record<string, string> = { '#new': sessionMarker(session.sessionId), ...removed, ...Object.fromEntries(extra.map(([name], index) => [`#set${index}`, name])) };
+  const sets = extra.map((_, index) => `, #set${index} = :set${index}`).join('');
+  const setValues = Object.fromEntries(extra.map(([, value], index) => [`:set${index}`, value]));
   return [
     putNewSession(db, session),
     {
@@ -142,11 +152,11 @@ export function openSessionWrites(db: Database, session: SessionRecord, bookRevi
         Update: {
           TableName: db.tableName,
           Key: keys.user(session.userId),
-          UpdateExpression: `SET #new = :version, sessionsRev = :next${remove}`,
+          UpdateExpression: `SET #new = :version, sessionsRev = :next${sets}${remove}`,
           ConditionExpression:
             bookRevision === 0 ? 'tokenVersion = :version AND attribute_not_exists(sessionsRev)' : 'tokenVersion = :version AND sessionsRev = :revision',
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ':version': session.tokenVersion, ':next': bookRevision + 1, ...(bookRevision === 0 ? {} : { ':revision': bookRevision }) },
+          ExpressionAttributeValues: { ':version': session.tokenVersion, ':next': bookRevision + 1, ...setValues, ...(bookRevision === 0 ? {} : { ':revision': bookRevision }) },
         },
       },
       onConditionFailed: () => new SessionBookChangedError('The account changed during the sign-in'),

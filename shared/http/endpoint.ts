@@ -156,6 +156,7 @@ export function endpoint<
           return app.db;
         },
         keys: () => app.keys(),
+        providerSecrets: () => app.providerSecrets(),
         get codeSender() {
           return app.codeSender;
         },

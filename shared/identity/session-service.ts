@@ -141,6 +141,8 @@ export async function openSession(
   account: { userId: number; tokenVersion: number },
   clientName: string,
   alongside: GuardedWrite[] = [],
+  /** Attributes the sign-in also sets on the profile, in the same write (a social identity's marker). */
+  profileSet: Record<string, unknown> = {},
 ): Promise<IssuedTokens> {
   for (let round = 0; round < OPEN_SESSION_ROUNDS; round++) {
     const sessions = await readAccountSessions(ctx.db, account.userId);
@@ -157,7 +159,7 @@ export async function openSession(
     const ending = sessionIdsOf(sessions).filter((sessionId) => !kept.has(sessionId));
     const session = newSession(ctx, account, clientName);
     try {
-      await writeAtomically(ctx.db, [...alongside, ...openSessionWrites(ctx.db, session, book.sessionsRev, ending)]);
+      await writeAtomically(ctx.db, [...alongside, ...openSessionWrites(ctx.db, session, book.sessionsRev, ending, profileSet)]);
       return await issueFor(ctx, session);
     } catch (error) {
       if (!(error instanceof SessionBookChangedError)) throw error;

@@ -15,8 +15,16 @@ export const METRICS = {
   CodeDeliveryFailures: 'channel',
   /** A submitted code was wrong, spent, expired or out of tries. */
   CodeVerificationsFailed: undefined,
-  /** A session opened or refreshed: code, password or refresh. */
+  /** A session opened or refreshed: code, password, passkey, refresh, apple, google or wechat. */
   SignIns: 'method',
+  /**
+   * A social sign-in refused, by reason: `invalid-credential` (SOCIAL_CREDENTIAL_INVALID),
+   * `link-required` (ACCOUNT_EXISTS_LINK_REQUIRED), `provider-unavailable` (503). A spike of the
+   * first is someone trying forged tokens (the dashboard shows each reason, infra/constructs/dashboard.ts).
+   */
+  SocialSignInsRefused: 'reason',
+  /** A social identity linked to an account that existed (by e-mail at sign-in, or from the settings). */
+  SocialIdentitiesLinked: 'method',
   /** Password login (or a password check) locked after too many failures. */
   LoginLockouts: undefined,
   /** A spent refresh token came back: someone holds a copy; its session was ended. */
@@ -35,7 +43,7 @@ export const METRICS = {
   AdminAccountRemovals: undefined,
 } as const satisfies Record<string, MetricDimension | undefined>;
 
-export type MetricDimension = 'channel' | 'country' | 'method' | 'operation' | 'actorKind';
+export type MetricDimension = 'channel' | 'country' | 'method' | 'operation' | 'actorKind' | 'reason';
 export type MetricName = keyof typeof METRICS;
 
 /** The dimension value a metric takes; metrics without a dimension take none. */

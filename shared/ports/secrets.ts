@@ -1,9 +1,15 @@
 import { hkdfSync } from 'node:crypto';
 import type { Config } from '../config';
+import type { ProviderSecrets } from './provider-secrets';
 
 /** Where the service's one root secret comes from: Secrets Manager on AWS, the environment locally. */
 export interface SecretSource {
   rootSecret(): Promise<string>;
+  /**
+   * Apple's private key and WeChat's app secrets (docs/social-sign-in.md): the social sign-in
+   * functions read them; none where the source has none.
+   */
+  providerSecrets?(): Promise<ProviderSecrets>;
 }
 
 /** The root secret's ARN: the stack gives it to every function that reads the secret. */
@@ -29,6 +35,13 @@ export interface ServiceKeys {
   refreshTokenKey: Uint8Array;
   /** Signs the passkey ceremonies' challenges (shared/identity/passkey-challenges.ts). */
   passkeyChallengeKey: Uint8Array;
+  /**
+   * Signs the nonces of social sign-ins (shared/identity/social/nonces.ts). This key and the next
+   * exist only in the bundles of routes with `providers` (shared/bundle-defines.d.ts).
+   */
+  socialNonceKey: Uint8Array;
+  /** Encrypts Apple's refresh tokens at rest (AES-256-GCM, shared/identity/social/apple-tokens.ts). */
+  appleTokenKey: Uint8Array;
 }
 
 export function deriveKeys(rootSecret: string): ServiceKeys {
@@ -39,6 +52,10 @@ export function deriveKeys(rootSecret: string): ServiceKeys {
     codeHashKey: derive('verification-code-hmac'),
     refreshTokenKey: derive('refresh-token-hmac'),
     passkeyChallengeKey: derive('passkey-challenge-hmac'),
+    // Only where a route talks to the providers (shared/bundle-defines.d.ts).
+    ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS
+      ? ({} as Pick<ServiceKeys, 'socialNonceKey' | 'appleTokenKey'>)
+      : { socialNonceKey: derive('nonce'), appleTokenKey: derive('apple-token') }),
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import type { Metafile } from 'esbuild';
-import { lambdaEsbuildOptions, routeConditions, routeDefine } from '../../infra/bundling/options';
+import { authorizerDefine, lambdaEsbuildOptions, routeConditions, routeDefine } from '../../infra/bundling/options';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { authorizer, routeId, routes } from '../../shared/routes';
 import { isData } from './goals';
@@ -52,7 +52,7 @@ export interface BuiltBundle extends BundleTarget {
 export function functionTargets(): BundleTarget[] {
   return [
     ...routes.map((route): BundleTarget => ({ name: routeId(route), entry: route.entry, kind: 'function', floor: 'dynamodb', conditions: routeConditions(route), define: routeDefine(route) })),
-    { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', floor: 'empty' },
+    { name: AUTHORIZER, entry: authorizer.entry, kind: 'authorizer', floor: 'empty', define: authorizerDefine },
   ];
 }
 

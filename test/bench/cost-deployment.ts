@@ -36,6 +36,7 @@ const dimensionValues: Record<MetricDimension, (profile: UsageProfile) => number
   // The admin API (issue 37): one series per operation; its callers are the team's SSO roles.
   operation: () => routes.filter((route) => route.auth === 'iam').length,
   actorKind: () => 1, // assumed-role
+  reason: () => 3, // social sign-in refusals: invalid-credential, link-required, provider-unavailable
 };
 
 /** Every metric of METRICS once per value of its dimension (`service` is one value per stage). */

@@ -3,6 +3,8 @@ import type { RouteId } from '../../shared/routes';
 import { READ_FIXTURES, inParallel, seedAccount } from './fixtures';
 import type { SeededAccount } from './fixtures';
 import type { Account, Bench, RequestSpec } from './harness';
+import { BENCH_SOCIAL_IDS } from './harness';
+import { nonceHash } from '../../shared/identity/social/nonces';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
 import type { CreationOptions, RequestOptions } from '../support/software-authenticator';
 
@@ -258,6 +260,40 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       while (page.hasMore) page = await bench.call('GET /api/transcriptions/changes', { account: typical, query: { limit: '100', cursor: page.cursor } });
       await bench.call('PATCH /api/transcriptions/{id}', { account: typical, pathParameters: { id: String(typical.transcriptionIds[0]) }, body: { recordTitle: 'Edited on the tablet' } });
       return { account: typical, query: { cursor: page.cursor } };
+    },
+  },
+  'POST /api/auth/social/nonce': { prepare: async () => ({}) },
+  // The monthly sign-in of an account made by an earlier sign-in with the same identity (not measured).
+  'POST /api/auth/apple': {
+    prepare: async ({ bench }) => {
+      const sub = `000001.bench${counter++}`;
+      const signIn = async () => {
+        const { nonce } = await bench.call<{ nonce: string }>('POST /api/auth/social/nonce');
+        const issued = await bench.standIns.apple.issue({ sub, clientId: BENCH_SOCIAL_IDS.appleClientId, email: `${sub}@privaterelay.appleid.com`, isPrivateEmail: true, nonce: nonceHash(nonce) });
+        return { body: { ...issued, nonce } };
+      };
+      await bench.call('POST /api/auth/apple', await signIn());
+      return signIn();
+    },
+  },
+  'POST /api/auth/google': {
+    prepare: async ({ bench }) => {
+      const sub = `10000${process.pid}${counter++}`;
+      const signIn = async () => {
+        const { nonce } = await bench.call<{ nonce: string }>('POST /api/auth/social/nonce');
+        const { idToken } = await bench.standIns.google.issue({ sub, clientId: BENCH_SOCIAL_IDS.googleClientId, email: `bench${sub}@gmail.com`, nonce: nonceHash(nonce) });
+        return { body: { idToken, nonce } };
+      };
+      await bench.call('POST /api/auth/google', await signIn());
+      return signIn();
+    },
+  },
+  'POST /api/auth/wechat': {
+    prepare: async ({ bench }) => {
+      const subject = `bench-${process.pid}-${counter++}`;
+      const appId = Object.keys(BENCH_SOCIAL_IDS.wechatApps)[0]!;
+      await bench.call('POST /api/auth/wechat', { body: { code: bench.standIns.wechat.issue({ appId, subject }).code } });
+      return { body: { code: bench.standIns.wechat.issue({ appId, subject }).code } };
     },
   },
 };

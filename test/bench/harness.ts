@@ -9,6 +9,8 @@ import { DevOutbox } from '../../infra/local/dev-outbox';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
 import type { DynamoDbLocal } from '../../infra/local/dynamodb-local';
 import { parseConfig } from '../../shared/config';
+import { startProviderStandIns } from '../../infra/local/provider-stand-ins';
+import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import type { Config } from '../../shared/config';
 import { DYNAMODB_MAX_ATTEMPTS, database } from '../../shared/db/client';
 import { createContext } from '../../shared/context';
@@ -84,10 +86,15 @@ export interface Bench {
   /** Runs `work` and returns what it cost: DynamoDB requests and units, log bytes, messages. */
   usage(work: () => Promise<unknown>): Promise<WorkUsage>;
   signUp(label: string, password?: string): Promise<Account>;
+  /** Apple, Google and WeChat stand-ins the social sign-ins are configured with (BENCH_SOCIAL_IDS). */
+  standIns: ProviderStandIns;
   /** Invokes the real TOKEN authorizer with a bearer token, as API Gateway does on a cache miss. */
   authorize(token: string): Promise<APIGatewayAuthorizerResult>;
   close(): Promise<void>;
 }
+
+/** The client ids and WeChat app the bench's social sign-ins use. */
+export const BENCH_SOCIAL_IDS = { appleClientId: 'com.example.bench', googleClientId: 'bench.apps.googleusercontent.com', wechatApps: { wx0000000000bench1: 'bench-secret' } };
 
 const STAGE = 'prod';
 const API_ID = 'a1b2c3d4e5';
@@ -141,12 +148,23 @@ function lambdaContext(route: RouteDefinition, requestId: string): Context {
 export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoint' | 'stop'> } = {}): Promise<Bench> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dynamo = options.dynamo ?? (await startDynamoDbLocal());
+  // Apple, Google and WeChat: their stand-ins (infra/local/provider-stand-ins.ts), on the bench's clock.
+  const clock = new MovableClock();
+  const standIns = await startProviderStandIns({ ...BENCH_SOCIAL_IDS, now: () => clock.now().getTime() });
   const config = parseConfig({
     TABLE_NAME: `bench-${randomUUID()}`,
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     AWS_REGION: 'us-east-1',
     // As deployed: every request writes its log line. The line is built; only the write is dropped.
     LOG_LEVEL: 'info',
+    APPLE_CLIENT_IDS: BENCH_SOCIAL_IDS.appleClientId,
+    APPLE_TEAM_ID: standIns.apple.teamId,
+    APPLE_KEY_ID: standIns.apple.keyId,
+    APPLE_API_URL: standIns.appleUrl,
+    GOOGLE_CLIENT_IDS: BENCH_SOCIAL_IDS.googleClientId,
+    GOOGLE_JWKS_URL: standIns.googleJwksUrl,
+    WECHAT_APP_IDS: Object.keys(BENCH_SOCIAL_IDS.wechatApps).join(','),
+    WECHAT_API_URL: standIns.wechatUrl,
   });
   await ensureTable(dynamo.endpoint, config.TABLE_NAME);
   // Lines are dropped, but counted while `usage` measures: what CloudWatch Logs would ingest.
@@ -156,7 +174,6 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     logs.bytes += Buffer.byteLength(line) + 1;
     logs.lines++;
   };
-  const clock = new MovableClock();
   const outbox = new DevOutbox(clock, false);
   const rootSecret = randomBytes(32).toString('base64url');
   // As deployed: each request's business metrics are built into EMF lines by Powertools; only the
@@ -180,7 +197,10 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     logSink,
     metrics: () => metrics,
     database,
-    secrets: () => ({ rootSecret: async () => rootSecret }),
+    secrets: () => ({
+      rootSecret: async () => rootSecret,
+      providerSecrets: async () => ({ applePrivateKey: standIns.apple.privateKeyPem, wechatAppSecrets: BENCH_SOCIAL_IDS.wechatApps }),
+    }),
     codeSender: () => outbox,
   });
 
@@ -398,7 +418,9 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     usage,
     signUp,
     authorize: authorizeToken,
+    standIns,
     close: async () => {
+      await standIns.close();
       bare.destroy();
       serviceClient.destroy();
       if (!options.dynamo) await dynamo.stop();

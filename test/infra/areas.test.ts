@@ -45,6 +45,7 @@ const extraRoute = (path: string): RouteDefinition => ({
   dynamodb: { actions: ['GetItem'] },
   sender: false,
   secret: false,
+  providers: false,
   hashesPasswords: false,
 });
 

@@ -7,6 +7,9 @@ import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/
 import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
 import { documentAjv, pointerSegment } from '../support/openapi-ajv';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
+import { SOCIAL, startSocialApi } from '../support/social';
+import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
+import { nonceHash } from '../../shared/identity/social/nonces';
 
 /**
  * Real requests at the local server, every answer (status, body and documented headers) checked
@@ -98,15 +101,19 @@ async function signInWithCode(target: string): Promise<{ token: string; userId: 
 let alice: { token: string; userId: number; refreshToken: string };
 let bob: { token: string; userId: number; refreshToken: string };
 
+let standIns: ProviderStandIns;
+let closeSocial: () => Promise<void>;
+
 beforeAll(async () => {
-  api = await startLocalApi();
+  // Apple, Google and WeChat configured, against their stand-ins (the social sign-ins' 200s).
+  ({ api, standIns, close: closeSocial } = await startSocialApi());
   const served = await api.request('GET', '/api/openapi.json');
   document = served.body;
   ajv = documentAjv(document);
   alice = await signInWithCode(uniqueEmail('conformance'));
   bob = await signInWithCode(uniquePhone());
 });
-afterAll(() => api?.close());
+afterAll(() => closeSocial?.());
 
 describe('the served document', () => {
   it('is the committed one', async () => {
@@ -467,6 +474,86 @@ describe('a disabled account', () => {
     disabled(await call('POST', '/api/auth/passkey/verify', { body: { response: authenticator.get(challenge.body) } }));
     disabled(await call('POST', '/api/verify-code/verify', { body: { target: email, verifyCode: code } }));
     disabled(await call('POST', '/api/auth/password/reset', { body: { target: email, verifyCode: code, newPassword: 'quiet-meadow-17' } }));
+  });
+});
+
+describe('social sign-in', () => {
+  /** A nonce and its hash, the nonce answer checked. */
+  const nonce = async () => {
+    const answer = await call('POST', '/api/auth/social/nonce');
+    expect(answer.status).toBe(200);
+    return { nonce: answer.body.nonce as string, hash: nonceHash(answer.body.nonce as string) };
+  };
+
+  it('nonce: 200', async () => {
+    await nonce();
+  });
+
+  it('apple: 200, 400, 401, 409, 413', async () => {
+    const { nonce: value, hash } = await nonce();
+    const issued = await standIns.apple.issue({ sub: `000001.${Date.now()}`, clientId: SOCIAL.apple, nonce: hash });
+    expect((await call('POST', '/api/auth/apple', { body: { ...issued, nonce: value, fullName: { givenName: 'Ann', familyName: 'Lee' } } })).status).toBe(200);
+    expect((await call('POST', '/api/auth/apple', { body: { identityToken: issued.identityToken } })).status).toBe(400);
+    expect((await call('POST', '/api/auth/apple', { body: { ...issued, nonce: value } })).status).toBe(401);
+    const relayAddress = `${Date.now()}@privaterelay.appleid.com`;
+    await signInWithCode(relayAddress);
+    const second = await nonce();
+    const relay = await standIns.apple.issue({ sub: `000002.${Date.now()}`, clientId: SOCIAL.apple, email: relayAddress, isPrivateEmail: true, nonce: second.hash });
+    expect((await call('POST', '/api/auth/apple', { body: { ...relay, nonce: second.nonce } })).status).toBe(409);
+    expect((await call('POST', '/api/auth/apple', tooLarge())).status).toBe(413);
+  });
+
+  it('google: 200, 400, 401, 409, 413, 503 with nothing cached', async () => {
+    const { nonce: value, hash } = await nonce();
+    const { idToken } = await standIns.google.issue({ sub: `g${Date.now()}`, clientId: SOCIAL.google, email: `${Date.now()}@gmail.com`, nonce: hash });
+    expect((await call('POST', '/api/auth/google', { body: { idToken, nonce: value } })).status).toBe(200);
+    expect((await call('POST', '/api/auth/google', { body: { idToken } })).status).toBe(400);
+    expect((await call('POST', '/api/auth/google', { body: { idToken, nonce: value } })).status).toBe(401);
+    const taken = uniqueEmail('google-taken');
+    await signInWithCode(taken);
+    const second = await nonce();
+    const other = await standIns.google.issue({ sub: `g2${Date.now()}`, clientId: SOCIAL.google, email: taken, nonce: second.hash });
+    expect((await call('POST', '/api/auth/google', { body: { idToken: other.idToken, nonce: second.nonce } })).status).toBe(409);
+    expect((await call('POST', '/api/auth/google', tooLarge())).status).toBe(413);
+  });
+
+  it('wechat: 200, 400, 401, 413', async () => {
+    expect((await call('POST', '/api/auth/wechat', { body: { code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject: `w${Date.now()}` }).code } })).status).toBe(200);
+    expect((await call('POST', '/api/auth/wechat', { body: { code: 42 } })).status).toBe(400);
+    expect((await call('POST', '/api/auth/wechat', { body: { code: 'made-up' } })).status).toBe(401);
+    expect((await call('POST', '/api/auth/wechat', tooLarge())).status).toBe(413);
+  });
+
+  it('404 where the provider is not configured, 503 where its keys cannot be reached', async () => {
+    const plain = await startLocalApi({ GOOGLE_CLIENT_IDS: SOCIAL.google, GOOGLE_JWKS_URL: `${standIns.url}/run-conformance/google/oauth2/v3/certs` });
+    try {
+      for (const [path, body] of [
+        ['/api/auth/apple', { identityToken: 'x', authorizationCode: 'y', nonce: 'z' }],
+        ['/api/auth/wechat', { code: 'x' }],
+      ] as const) {
+        const answer = await plain.request('POST', path, { body });
+        checkAgainstDocument('POST', path, answer);
+        expect(answer.status).toBe(404);
+      }
+      const issued = await plain.request('POST', '/api/auth/social/nonce');
+      const { idToken } = await standIns.google.issue({ sub: 'g-down', clientId: SOCIAL.google, nonce: nonceHash(issued.body.nonce) });
+      standIns.google.keys.unreachable = true;
+      const down = await plain.request('POST', '/api/auth/google', { body: { idToken, nonce: issued.body.nonce } });
+      standIns.google.keys.unreachable = false;
+      checkAgainstDocument('POST', '/api/auth/google', down);
+      expect(down.status).toBe(503);
+      const noGoogle = await startLocalApi();
+      try {
+        const answer = await noGoogle.request('POST', '/api/auth/google', { body: { idToken: 'x', nonce: 'z' } });
+        checkAgainstDocument('POST', '/api/auth/google', answer);
+        expect(answer.status).toBe(404);
+      } finally {
+        await noGoogle.close();
+      }
+    } finally {
+      standIns.google.keys.unreachable = false;
+      await plain.close();
+    }
   });
 });
 

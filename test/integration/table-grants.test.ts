@@ -13,6 +13,9 @@ import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../
 import type { LocalApi, RequestOptions } from '../support/local-api';
 import { iamActionsOf, startRecordingProxy } from '../support/recording-proxy';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
+import { SOCIAL, startSocialApi } from '../support/social';
+import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
+import { nonceHash } from '../../shared/identity/social/nonces';
 import type { RecordingProxy } from '../support/recording-proxy';
 
 /**
@@ -56,6 +59,15 @@ async function call(api: LocalApi, method: string, path: string, options: Reques
     return await api.request(method, path, options);
   } finally {
     current = undefined;
+  }
+}
+
+async function socialWorld(flow: (api: LocalApi, standIns: ProviderStandIns) => Promise<void>): Promise<void> {
+  const { api, standIns, close } = await startSocialApi({ DYNAMODB_ENDPOINT: proxy.url });
+  try {
+    await flow(api, standIns);
+  } finally {
+    await close();
   }
 }
 
@@ -343,6 +355,34 @@ beforeAll(async () => {
     const { token } = await signIn(api, uniqueEmail('grants-get-api-transcriptions-changes'));
     expect((await call(api, 'POST', '/api/transcriptions', { token, body: { recordTitle: 'r', text: 't'.repeat(6000), language: 'en-US', durationSeconds: 1 } })).status).toBe(200);
     expect((await call(api, 'GET', '/api/transcriptions/changes', { token })).status).toBe(200);
+  });
+  // Apple, Google and WeChat sign-ins, against the provider stand-ins: a first sign-in (the account
+  // made), a second (the identity found), one after the first session expired (it ends: DeleteItem),
+  // and Google's link by e-mail to an account made by code.
+  await socialWorld(async (api, standIns) => {
+    const nonce = async () => {
+      const answer = await call(api, 'POST', '/api/auth/social/nonce');
+      return { nonce: answer.body.nonce as string, hash: nonceHash(answer.body.nonce as string) };
+    };
+    const apple = async (sub: string) => {
+      const { nonce: value, hash } = await nonce();
+      const issued = await standIns.apple.issue({ sub, clientId: SOCIAL.apple, email: `${sub}@privaterelay.appleid.com`, isPrivateEmail: true, nonce: hash });
+      return call(api, 'POST', '/api/auth/apple', { body: { ...issued, nonce: value, fullName: { givenName: 'Ann' } } });
+    };
+    const google = async (sub: string, email: string) => {
+      const { nonce: value, hash } = await nonce();
+      const { idToken } = await standIns.google.issue({ sub, clientId: SOCIAL.google, email, nonce: hash });
+      return call(api, 'POST', '/api/auth/google', { body: { idToken, nonce: value } });
+    };
+    const wechat = (subject: string) => call(api, 'POST', '/api/auth/wechat', { body: { code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject }).code } });
+    const linkedEmail = `${randomUUID()}@gmail.com`;
+    await signIn(api, linkedEmail);
+    const runs = [() => apple('000001.grants'), () => google('4242', `${randomUUID()}@gmail.com`), () => wechat('grants-person')];
+    for (const run of runs) expect((await run()).status).toBe(200);
+    for (const run of runs) expect((await run()).status).toBe(200);
+    expect((await google('4343', linkedEmail)).status).toBe(200);
+    api.clock.advance(api.config.SESSION_IDLE_DAYS * 86_400 + 60);
+    for (const run of runs) expect((await run()).status).toBe(200);
   });
 }, 180_000);
 

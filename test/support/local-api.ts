@@ -8,6 +8,7 @@ import type { AppContext } from '../../shared/context';
 import type { LogSink } from '../../shared/logging/logger';
 import type { CodeSender } from '../../shared/ports/code-sender';
 import type { SecretSource } from '../../shared/ports/secrets';
+import { localProviderSecrets } from '../../shared/ports/provider-secrets';
 import type { Database } from '../../shared/db/client';
 import { ensureTable } from '../../infra/local/create-table';
 import type { DevMetrics } from '../../infra/local/dev-metrics';
@@ -73,7 +74,9 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
   const clock = new MovableClock();
   const outbox = new DevOutbox(clock, false);
   const rootSecret = randomBytes(32).toString('base64url');
-  const server = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink });
+  // Apple's private key and WeChat's secrets as local mode reads them (APPLE_PRIVATE_KEY, WECHAT_APP_SECRETS).
+  const providerSecrets = localProviderSecrets(env);
+  const server = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets });
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   );
@@ -103,7 +106,7 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       context: server.context,
       request,
       withPorts: async (ports) => {
-        const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, ports });
+        const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets, ports });
         return serve(other, () => other.close());
       },
       close,

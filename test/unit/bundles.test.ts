@@ -93,6 +93,23 @@ describe('Lambda bundles', () => {
     }
   });
 
+  it('carries the providers\' settings, keys and code only where a route talks to Apple, Google or WeChat', () => {
+    // BUNDLED_PROVIDERS (shared/bundle-defines.d.ts): the authorizer and every other function are
+    // built without them; a function that needs them and lacks the flag would fail on AWS only.
+    const providers = new Set(routes.filter((route) => route.providers).map(routeId));
+    expect([...providers].sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/google', 'POST /api/auth/social/nonce', 'POST /api/auth/wechat']);
+    for (const bundle of bundles) {
+      const text = readFileSync(bundle.file, 'utf8');
+      const expected = providers.has(bundle.name);
+      // The nonce key's derivation, the settings' readers and the secrets port.
+      expect(text.includes('"apple-token"') && text.includes('APPLE_CLIENT_IDS') && text.includes('providerSecrets'), bundle.name).toBe(expected);
+      if (!expected) {
+        expect(text.includes('APPLE_CLIENT_IDS') || text.includes('"apple-token"'), bundle.name).toBe(false);
+        expect(inputsOf(bundle, /^shared\/identity\/social\//), bundle.name).toEqual([]);
+      }
+    }
+  });
+
   it('bundles no classic zod: request and response schemas are zod/mini', () => {
     expect(bundles.filter((bundle) => contains(bundle, CLASSIC_ZOD)).map((bundle) => bundle.name)).toEqual([]);
   });

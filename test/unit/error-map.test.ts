@@ -78,6 +78,7 @@ describe('error map', () => {
       new errors.ServiceUnavailableError('busy'),
       new errors.DeliveryFailedError('not delivered'),
       new errors.SmsLimitReachedError('paused', 1800),
+      new errors.ProviderUnavailableError('unreachable', 10),
     ];
     for (const [code] of statuses) {
       const error = instances.find((candidate) => candidate.code === code)!;

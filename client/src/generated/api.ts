@@ -334,6 +334,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/social/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A nonce for signing in with Apple or Google
+         * @description Give the provider its SHA-256 (lower-case hex) and send the nonce itself with `POST /api/auth/apple` or `POST /api/auth/google`. Signed by the service, writes nothing; valid 10 minutes, once.
+         */
+        post: operations["socialNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/apple": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with Apple
+         * @description Verifies Apple’s identity token (nonce: the SHA-256 hex of the one sent), exchanges the authorization code, and opens a session as a code sign-in does: the linked account, the account of its e-mail when Apple is authoritative for it, or a new account. See docs/social-sign-in.md.
+         */
+        post: operations["socialApple"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/google": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with Google
+         * @description Verifies Google’s ID token (RS256, issuer, audience and `azp` among the configured client ids, nonce: the SHA-256 hex of the one sent) and opens a session as a code sign-in does: the linked account, the account of its e-mail when Google is authoritative for it (verified, gmail.com or a Workspace domain), or a new account. See docs/social-sign-in.md.
+         */
+        post: operations["socialGoogle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/wechat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with WeChat
+         * @description Exchanges the code of WeChat’s SendAuth response with the app’s secret and opens a session as a code sign-in does: the account of the person’s unionid (or, without one, of the app’s openid), or a new account without e-mail or phone. WeChat’s tokens are not kept. See docs/social-sign-in.md.
+         */
+        post: operations["socialWechat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me": {
         parameters: {
             query?: never;
@@ -1136,6 +1216,34 @@ export interface components {
             phone: string | null;
             email: string | null;
         };
+        /** @description A nonce signed by the service, valid 10 minutes and usable once. */
+        SocialNonce: {
+            /** @description Give the provider its SHA-256 (lower-case hex); send this value itself with the sign-in. Usable once */
+            nonce: string;
+            /** @description Seconds the nonce stays valid */
+            expiresIn: number;
+        };
+        /** @description As `POST /api/verify-code/verify` answers (token, refresh token of the new session, the user), and whether the account was created by this sign-in. */
+        SocialSession: {
+            /**
+             * @description 0: success (seed 7)
+             * @constant
+             */
+            code: 0;
+            message: string;
+            /** @description JWT (HS256) for `Authorization: Bearer <token>`; valid for `expiresIn` seconds (TOKEN_TTL_MS, default 24 h) */
+            token: string;
+            /** @description Opaque; keep it safe. Exchange it at `POST /api/auth/token/refresh` for a new token before or when this one expires; every refresh returns a new one */
+            refreshToken: string;
+            /** @description Seconds until `token` expires */
+            expiresIn: number;
+            /** @description The user */
+            userId: number;
+            phone: string | null;
+            email: string | null;
+            /** @description True when this sign-in created the account */
+            isNewUser: boolean;
+        };
         /** @description The success envelope of operations that return no resource. */
         Success: {
             /**
@@ -1343,6 +1451,24 @@ export interface components {
         /**
          * @description Conflict.
          *
+         *     - `ACCOUNT_EXISTS_LINK_REQUIRED`: an account already uses this e-mail address: sign in to it the usual way, then link the provider from the settings
+         */
+        AccountExistsLinkRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 409;
+                    /** @enum {unknown} */
+                    error?: "ACCOUNT_EXISTS_LINK_REQUIRED";
+                };
+            };
+        };
+        /**
+         * @description Conflict.
+         *
          *     - `CLIENT_RECORD_ID_REUSED`: this `clientRecordId` already names a record created with a different body
          */
         ClientRecordIdReused: {
@@ -1485,6 +1611,24 @@ export interface components {
             };
         };
         /**
+         * @description Not found.
+         *
+         *     - `PROVIDER_NOT_CONFIGURED`: this deployment does not offer sign-in with that provider
+         */
+        ProviderNotConfigured: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 404;
+                    /** @enum {unknown} */
+                    error?: "PROVIDER_NOT_CONFIGURED";
+                };
+            };
+        };
+        /**
          * @description Precondition failed.
          *
          *     - `RECORD_CHANGED`: the record is no longer at the revision `If-Match` names; `current` is the record as it is now
@@ -1536,6 +1680,24 @@ export interface components {
                     code?: 503;
                     /** @enum {unknown} */
                     error?: "SERVICE_UNAVAILABLE";
+                };
+            };
+        };
+        /**
+         * @description Unauthorized.
+         *
+         *     - `SOCIAL_CREDENTIAL_INVALID`: the provider’s token or code could not be verified (whatever the reason): get a new nonce and sign in with the provider again
+         */
+        SocialCredentialInvalid: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 401;
+                    /** @enum {unknown} */
+                    error?: "SOCIAL_CREDENTIAL_INVALID";
                 };
             };
         };
@@ -2597,6 +2759,272 @@ export interface operations {
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    socialNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialNonce"];
+                };
+            };
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    socialApple: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The identity token of ASAuthorizationAppleIDCredential (or Sign in with Apple JS), as text */
+                    identityToken: string;
+                    /** @description The authorization code of the same authorization, as text: the service exchanges it for Apple’s refresh token */
+                    authorizationCode: string;
+                    /** @description The nonce `POST /api/auth/social/nonce` answered, itself (the provider was given its SHA-256 hex) */
+                    nonce: string;
+                    /** @description The name Apple gave the app: only at the first authorization, so send it then; later sign-ins without it keep it */
+                    fullName?: {
+                        givenName?: string;
+                        familyName?: string;
+                    };
+                    /**
+                     * @description Names this session in `GET /api/auth/sessions`; else the User-Agent is used
+                     * @example Pixel 8 · Captions 2.3
+                     */
+                    clientName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialSession"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            401: components["responses"]["SocialCredentialInvalid"];
+            404: components["responses"]["ProviderNotConfigured"];
+            409: components["responses"]["AccountExistsLinkRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    socialGoogle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ID token Google Sign-In (Credential Manager, GIDSignIn) gave the app */
+                    idToken: string;
+                    /** @description The nonce `POST /api/auth/social/nonce` answered, itself (the provider was given its SHA-256 hex) */
+                    nonce: string;
+                    /**
+                     * @description Names this session in `GET /api/auth/sessions`; else the User-Agent is used
+                     * @example Pixel 8 · Captions 2.3
+                     */
+                    clientName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialSession"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            401: components["responses"]["SocialCredentialInvalid"];
+            404: components["responses"]["ProviderNotConfigured"];
+            409: components["responses"]["AccountExistsLinkRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    socialWechat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The code of WeChat’s SendAuth response */
+                    code: string;
+                    /** @description The WeChat app id the code came from; the first configured one when absent */
+                    appId?: string;
+                    /**
+                     * @description Names this session in `GET /api/auth/sessions`; else the User-Agent is used
+                     * @example Pixel 8 · Captions 2.3
+                     */
+                    clientName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SocialSession"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            401: components["responses"]["SocialCredentialInvalid"];
+            404: components["responses"]["ProviderNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
         };
     };
     usersGetMe: {

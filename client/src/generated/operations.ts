@@ -12,6 +12,10 @@ export const PUBLIC_OPERATIONS: readonly string[] = [
   'POST /auth/token/refresh',
   'POST /auth/passkey/options',
   'POST /auth/passkey/verify',
+  'POST /auth/social/nonce',
+  'POST /auth/apple',
+  'POST /auth/google',
+  'POST /auth/wechat',
 ];
 
 /** POST paths that accept `Idempotency-Key`: safe to send again with the same key. */
@@ -26,4 +30,5 @@ export const IDEMPOTENT_POSTS: readonly string[] = [
 export const POSTS_WRITING_NOTHING: readonly string[] = [
   '/auth/passkeys/registration-options',
   '/auth/passkey/options',
+  '/auth/social/nonce',
 ];

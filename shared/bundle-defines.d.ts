@@ -1,0 +1,10 @@
+/**
+ * Set by the bundler (`routeDefine` and `authorizerDefine` of infra/bundling/options.ts): `true` in
+ * the bundles of routes that talk to Apple, Google or WeChat (route table `providers`), `false` in
+ * every other function and the authorizer, which then carry none of the providers' settings
+ * (shared/config.ts), keys (shared/ports/secrets.ts) or secrets port (shared/context.ts): esbuild
+ * folds `typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS` to `true` and drops the
+ * branch (measured: the authorizer's bundle is byte for byte what it was before social sign-in).
+ * Unbundled (the local server, tests) it is undeclared and everything is there.
+ */
+declare const BUNDLED_PROVIDERS: boolean | undefined;
