@@ -8,6 +8,14 @@ import { dataOf } from './transport';
 
 type Body<P extends keyof paths> = paths[P] extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never;
 
+/** SHA-256 of the text as lower-case hex, with the platform's WebCrypto; null without one. */
+async function sha256Hex(text: string): Promise<string | null> {
+  const subtle = (globalThis as { crypto?: { subtle?: { digest(algorithm: string, data: Uint8Array): Promise<ArrayBuffer> } } }).crypto?.subtle;
+  if (!subtle) return null;
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /** The timer's wait after a failed refresh: offline for a while should not mean a refresh a second. */
 const RETRY_AFTER_FAILURE_MS = 30_000;
 
@@ -69,6 +77,27 @@ export function authArea(context: ClientContext) {
       const body = named(clientName === undefined ? { response } : { response, clientName });
       return signIn(() => dataOf(api.POST('/auth/passkey/verify', { body })));
     },
+    /**
+     * A nonce for Sign in with Apple or Google (valid 10 minutes, once): give the provider
+     * `hashedNonce` (its SHA-256, lower-case hex) and send `nonce` itself with the sign-in.
+     * `hashedNonce` is null where the platform has no WebCrypto (Hermes): hash it there
+     * (CryptoKit's SHA256, Java's MessageDigest).
+     */
+    async socialNonce() {
+      const answer = await dataOf(api.POST('/auth/social/nonce'));
+      return { ...answer, hashedNonce: await sha256Hex(answer.nonce) };
+    },
+    /**
+     * Signs in with what Sign in with Apple gave the app (ASAuthorizationAppleIDCredential, or
+     * Sign in with Apple JS): `{identityToken, authorizationCode, nonce, fullName?}`, as text; send
+     * `fullName` when Apple gives it (the first authorization only). Answers as verifyCode does,
+     * with `isNewUser`.
+     */
+    signInWithApple: (body: Body<'/auth/apple'>) => signIn(() => dataOf(api.POST('/auth/apple', { body: named(body) }))),
+    /** Signs in with Google's ID token (Credential Manager, Google Identity Services): `{idToken, nonce}`. */
+    signInWithGoogle: (body: Body<'/auth/google'>) => signIn(() => dataOf(api.POST('/auth/google', { body: named(body) }))),
+    /** Signs in with the code of WeChat's SendAuth response: `{code, appId?}` (`appId`: which of the service's WeChat apps). */
+    signInWithWeChat: (body: Body<'/auth/wechat'>) => signIn(() => dataOf(api.POST('/auth/wechat', { body: named(body) }))),
     /** The signed-in person's passkeys: add, list, rename, remove. */
     passkeys: passkeysArea(context),
     /** Creates a password account with a code: `{email | phone, verifyCode, password}`; then log in. */
