@@ -78,6 +78,18 @@ function passkeyLines(report: CostReport): string[] {
   ];
 }
 
+/** Issue 38: messaging and the total without sign-ins by Apple, Google or WeChat and with the profile's share. */
+function socialLines(report: CostReport): string[] {
+  const social = report.details.social;
+  if (!social) return [];
+  const { withoutSocial: without, withSocial: with_ } = social;
+  return [
+    `- **Apple, Google, WeChat** ([social-sign-in.md](social-sign-in.md)): the profile makes ${Math.round(social.signInShare * 100)} % of the monthly sign-ins with a provider (\`socialSignIns\`; that share of the code sign-in calls goes to \`POST /api/auth/apple\`, \`/google\` and \`/wechat\`, the first two after \`POST /api/auth/social/nonce\`, and sends no message). ` +
+      `Without them: messaging ${usd(without.messagingPerThousandMauUsd)} + the stack ${usd(without.perThousandMauUsd)} = **${usd(without.totalPerThousandMauUsd)}**; ` +
+      `with them: messaging ${usd(with_.messagingPerThousandMauUsd)} + the stack ${usd(with_.perThousandMauUsd)} = **${usd(with_.totalPerThousandMauUsd)}** per 1 000 MAU a month (passkeys as above in both).`,
+  ];
+}
+
 /** Issue 29: the app open in one request against the separate reads it replaces. */
 function appOpenLines(report: CostReport): string[] {
   const appOpen = report.details.appOpen;
@@ -122,6 +134,7 @@ export function sumsSection(report: DocumentedCostReport): string {
       `${deployment.dashboards} dashboard, ${deployment.customMetrics} custom metrics, ${deployment.secrets} secret): ${usd(details.perThousandMauByComponent.fixedMonthly)} per 1 000 MAU at this scale.`,
     `- **Messaging: ${usd(report.messagingPerThousandMauUsd)} per 1 000 MAU a month** on top.`,
     ...passkeyLines(report),
+    ...socialLines(report),
     ...appOpenLines(report),
     ...searchLines(report),
     `- **Goal: at most ${usd(details.goal.maxPerThousandMauUsd)} per 1 000 MAU (a fifth of ${details.goal.anchor}' list price): ${details.goal.met ? 'met' : 'missed'}.**`,

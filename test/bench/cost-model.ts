@@ -82,6 +82,18 @@ export const profileSchema = z.object({
    * to the passkey sign-in routes instead, and sends no message (withPasskeyShare). Absent: 0.
    */
   passkeySignInShare: z.number().min(0).max(1).optional(),
+  /**
+   * Share (0 to 1) of the monthly sign-ins made with Apple, Google or WeChat instead of a code
+   * (issue 38), and how they split among the three (`providers`, shares summing to 1). Like the
+   * passkey share, that share of the code sign-in calls goes to the provider's sign-in route
+   * (Apple and Google after a nonce) and sends no message (withSignInShares). Absent: 0.
+   */
+  socialSignIns: z
+    .object({
+      share: z.number().min(0).max(1),
+      providers: z.object({ apple: z.number().min(0).max(1), google: z.number().min(0).max(1), wechat: z.number().min(0).max(1) }),
+    })
+    .optional(),
 });
 export type UsageProfile = z.infer<typeof profileSchema>;
 
@@ -249,17 +261,43 @@ export const CODE_SIGN_IN_OPERATIONS = ['POST /api/verify-code/send', 'POST /api
 /** The same sign-in with a passkey: options, then the assertion verified; no message. */
 export const PASSKEY_SIGN_IN_OPERATIONS = ['POST /api/auth/passkey/options', 'POST /api/auth/passkey/verify'];
 
+/** A sign-in with Apple, Google or WeChat: the nonce first for Apple and Google, then the provider's route; no message. */
+export const SOCIAL_NONCE_OPERATION = 'POST /api/auth/social/nonce';
+export const SOCIAL_SIGN_IN_OPERATIONS = { apple: 'POST /api/auth/apple', google: 'POST /api/auth/google', wechat: 'POST /api/auth/wechat' } as const;
+
+/** How the month's sign-ins split: by passkey and by a provider; the rest by code. */
+export interface SignInShares {
+  passkey: number;
+  social: number;
+}
+
 /**
- * The profile with `share` of its code sign-ins made with a passkey instead: the code calls
- * shrink by the share, the passkey calls grow by the share of the sign-ins (verified codes).
+ * The profile with `shares` of its code sign-ins made with a passkey or a provider instead: the
+ * code calls shrink by both shares, the passkey and provider calls grow by theirs of the sign-ins
+ * (verified codes), the providers split as the profile says.
  */
-export function withPasskeyShare(profile: UsageProfile, share: number): UsageProfile {
+export function withSignInShares(profile: UsageProfile, shares: SignInShares): UsageProfile {
+  if (shares.passkey + shares.social > 1) throw new Error('usage profile: the passkey and social shares of sign-ins exceed 1');
   const calls = { ...profile.callsPerUserPerMonth };
   const signIns = calls['POST /api/verify-code/verify'] ?? 0;
-  for (const id of CODE_SIGN_IN_OPERATIONS) if (calls[id] !== undefined) calls[id] *= 1 - share;
-  if (share > 0) for (const id of PASSKEY_SIGN_IN_OPERATIONS) calls[id] = (calls[id] ?? 0) + signIns * share;
-  return { ...profile, callsPerUserPerMonth: calls, passkeySignInShare: share };
+  const add = (id: string, count: number) => {
+    if (count > 0) calls[id] = (calls[id] ?? 0) + count;
+  };
+  for (const id of CODE_SIGN_IN_OPERATIONS) if (calls[id] !== undefined) calls[id] *= 1 - shares.passkey - shares.social;
+  for (const id of PASSKEY_SIGN_IN_OPERATIONS) add(id, signIns * shares.passkey);
+  const providers = profile.socialSignIns?.providers ?? { apple: 0, google: 0, wechat: 0 };
+  for (const [provider, id] of Object.entries(SOCIAL_SIGN_IN_OPERATIONS)) add(id, signIns * shares.social * providers[provider as keyof typeof providers]);
+  add(SOCIAL_NONCE_OPERATION, signIns * shares.social * (providers.apple + providers.google));
+  return {
+    ...profile,
+    callsPerUserPerMonth: calls,
+    passkeySignInShare: shares.passkey,
+    ...(profile.socialSignIns ? { socialSignIns: { ...profile.socialSignIns, share: shares.social } } : {}),
+  };
 }
+
+/** The profile with `share` of its code sign-ins made with a passkey instead (and none with a provider). */
+export const withPasskeyShare = (profile: UsageProfile, share: number): UsageProfile => withSignInShares(profile, { passkey: share, social: 0 });
 
 /** What the app reads at open in one request since issue 29: the profile, devices, a week of usage, its settings. */
 export const APP_OPEN_SUMMARY = 'GET /api/users/me/summary';
@@ -342,6 +380,11 @@ export interface CostReport {
      */
     passkeys?: { signInShare: number; withoutPasskeys: PasskeyScenario; withPasskeys: PasskeyScenario };
     /**
+     * Issue 38: the figures without sign-in by Apple, Google or WeChat (those sign-ins by code)
+     * and with the profile's social share (the report's own figures), passkeys as the profile says.
+     */
+    social?: { signInShare: number; withoutSocial: PasskeyScenario; withSocial: PasskeyScenario };
+    /**
      * Issue 29: the profile's app opens with the summary (the report's own figures) and with the
      * separate reads it replaces, everything else alike.
      */
@@ -382,14 +425,19 @@ const appOpenScenario = (report: CostReport): AppOpenScenario => ({
 
 export function costReport(input: ModelInput): CostReport {
   const share = input.profile.passkeySignInShare ?? 0;
-  const applied = { ...input, profile: withPasskeyShare(input.profile, share) };
+  const socialShare = input.profile.socialSignIns?.share ?? 0;
+  const applied = { ...input, profile: withSignInShares(input.profile, { passkey: share, social: socialShare }) };
   const perItem = sums({ ...applied, operations: applied.operations.map((operation) => ({ ...operation, writeUnits: operation.writeUnitsPerItemFloor })) });
   const report = sums(applied, {
     perThousandMauUsd: perItem.perThousandMauUsd,
     dynamoDbPerThousandMauUsd: perItem.details.perThousandMauByComponent.dynamoDb,
   });
-  const withoutPasskeys = sums({ ...input, profile: withPasskeyShare(input.profile, 0) });
+  const withoutPasskeys = sums({ ...input, profile: withSignInShares(input.profile, { passkey: 0, social: socialShare }) });
   report.details.passkeys = { signInShare: share, withoutPasskeys: scenario(withoutPasskeys), withPasskeys: scenario(report) };
+  if (input.profile.socialSignIns) {
+    const withoutSocial = sums({ ...input, profile: withSignInShares(input.profile, { passkey: share, social: 0 }) });
+    report.details.social = { signInShare: socialShare, withoutSocial: scenario(withoutSocial), withSocial: scenario(report) };
+  }
   const separateReads = sums({ ...applied, profile: withSeparateOpenReads(applied.profile) });
   report.details.appOpen = {
     summariesPerUserPerMonth: applied.profile.callsPerUserPerMonth[APP_OPEN_SUMMARY] ?? 0,

@@ -125,16 +125,29 @@ async function measure(named: string[], deployment: DeploymentInventory): Promis
   }
 }
 
+type Scenario = { messagingPerThousandMauUsd: number; perThousandMauUsd: number; totalPerThousandMauUsd: number };
+const scenarioLine = (label: string, figures: Scenario) =>
+  `  ${label}: messaging $${figures.messagingPerThousandMauUsd.toFixed(3)} + the stack $${figures.perThousandMauUsd.toFixed(3)} = $${figures.totalPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month`;
+
+/** Issue 38: the same without and with the profile's share of sign-ins by Apple, Google or WeChat. */
+function socialLines(report: CostReport): string[] {
+  const social = report.details.social;
+  if (!social) return [];
+  return [
+    `Apple, Google, WeChat (issue 38), ${(social.signInShare * 100).toFixed(0)} % of the monthly sign-ins in this profile:`,
+    scenarioLine('without them', social.withoutSocial),
+    scenarioLine('with them   ', social.withSocial),
+  ];
+}
+
 /** Issue 30: messaging and the total without passkeys and with the profile's share of passkey sign-ins. */
 function passkeyLines(report: CostReport): string[] {
   const passkeys = report.details.passkeys;
   if (!passkeys) return [];
-  const line = (label: string, figures: { messagingPerThousandMauUsd: number; perThousandMauUsd: number; totalPerThousandMauUsd: number }) =>
-    `  ${label}: messaging $${figures.messagingPerThousandMauUsd.toFixed(3)} + the stack $${figures.perThousandMauUsd.toFixed(3)} = $${figures.totalPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month`;
   return [
     `passkeys (issue 30), ${(passkeys.signInShare * 100).toFixed(0)} % of the monthly sign-ins by passkey in this profile:`,
-    line('without passkeys', passkeys.withoutPasskeys),
-    line(`with passkeys   `, passkeys.withPasskeys),
+    scenarioLine('without passkeys', passkeys.withoutPasskeys),
+    scenarioLine(`with passkeys   `, passkeys.withPasskeys),
   ];
 }
 
@@ -207,6 +220,7 @@ function print(report: CostReport, measured: Measurements, profile: UsageProfile
     `with transactions billed per item as on AWS (DynamoDB Local reports less): $${report.details.withPerItemTransactions.perThousandMauUsd.toFixed(3)} per 1 000 MAU (DynamoDB $${report.details.withPerItemTransactions.dynamoDbPerThousandMauUsd.toFixed(3)})`,
     `$${report.messagingPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month for verification messages (SES and SMS, mix of the profile)`,
     ...passkeyLines(report),
+    ...socialLines(report),
     ...appOpenLines(report),
     `goal: at most $${report.details.goal.maxPerThousandMauUsd.toFixed(2)} (1/5 of ${report.details.goal.anchor}): ${report.details.goal.met ? 'met' : 'MISSED'}`,
   );

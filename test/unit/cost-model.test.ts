@@ -9,7 +9,7 @@ import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
 import type { DeploymentInventory } from '../bench/cost-deployment';
 import { COST_VARIANTS, routeOfOperation } from '../bench/cost-drivers';
 import { operationsToMeasure, readMeasurements } from '../bench/cost-measurements';
-import { APP_OPEN_READS, agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads } from '../bench/cost-model';
+import { APP_OPEN_READS, agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads, withSignInShares } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
 /**
@@ -203,6 +203,45 @@ describe('cost model arithmetic', () => {
     // Without a share in the profile, nothing moves.
     expect(costReport({ operations, authorizer, prices, profile: { ...profile, callsPerUserPerMonth: signIns }, settings, deployment: nothingMonthly }).details.passkeys!.withPasskeys)
       .toEqual(passkeys.withoutPasskeys);
+  });
+
+  it('moves the social share of sign-ins to the providers (Apple and Google after a nonce), beside the passkey share, and reports messaging with and without', () => {
+    const operations = [
+      measure('POST /api/verify-code/send', { auth: 'none', messages: { email: 1, sms: 0 }, secretPerColdStart: true }),
+      measure('POST /api/verify-code/verify', { auth: 'none', secretPerColdStart: true }),
+      measure('POST /api/auth/passkey/options', { auth: 'none', dynamoRequests: 0, readUnits: 0, secretPerColdStart: true }),
+      measure('POST /api/auth/passkey/verify', { auth: 'none', secretPerColdStart: true }),
+      measure('POST /api/auth/social/nonce', { auth: 'none', dynamoRequests: 0, readUnits: 0, secretPerColdStart: true }),
+      measure('POST /api/auth/apple', { auth: 'none', secretPerColdStart: true }),
+      measure('POST /api/auth/google', { auth: 'none', secretPerColdStart: true }),
+      measure('POST /api/auth/wechat', { auth: 'none', secretPerColdStart: true }),
+    ];
+    const signIns = { 'POST /api/verify-code/send': 10, 'POST /api/verify-code/verify': 10 };
+    const socialSignIns = { share: 0.3, providers: { apple: 0.5, google: 0.25, wechat: 0.25 } };
+    const social = { ...profile, callsPerUserPerMonth: signIns, passkeySignInShare: 0.5, socialSignIns };
+    expect(withSignInShares(social, { passkey: 0.5, social: 0.3 }).callsPerUserPerMonth).toEqual({
+      'POST /api/verify-code/send': expect.closeTo(2, 9),
+      'POST /api/verify-code/verify': expect.closeTo(2, 9),
+      'POST /api/auth/passkey/options': 5,
+      'POST /api/auth/passkey/verify': 5,
+      'POST /api/auth/apple': 1.5,
+      'POST /api/auth/google': 0.75,
+      'POST /api/auth/wechat': 0.75,
+      'POST /api/auth/social/nonce': 2.25,
+    });
+    expect(() => withSignInShares(social, { passkey: 0.8, social: 0.3 })).toThrow(/exceed 1/);
+    const report = costReport({ operations, authorizer, prices, profile: social, settings, deployment: nothingMonthly });
+    const figures = report.details.social!;
+    expect(figures.signInShare).toBe(0.3);
+    // Without the providers their sign-ins take codes: 5 a month instead of 2.
+    expect(figures.withoutSocial.messagingPerThousandMauUsd).toBeCloseTo(5 * 0.0001 * 1000, 9);
+    expect(figures.withSocial.messagingPerThousandMauUsd).toBeCloseTo(2 * 0.0001 * 1000, 9);
+    expect(figures.withSocial.messagingPerThousandMauUsd).toBe(report.messagingPerThousandMauUsd);
+    expect(figures.withSocial.totalPerThousandMauUsd).toBeLessThan(figures.withoutSocial.totalPerThousandMauUsd);
+    // The passkey figures keep the social share: without passkeys, 7 codes.
+    expect(report.details.passkeys!.withoutPasskeys.messagingPerThousandMauUsd).toBeCloseTo(7 * 0.0001 * 1000, 9);
+    // A profile without the field reports no social figures.
+    expect(costReport({ operations, authorizer, prices, profile: { ...profile, callsPerUserPerMonth: signIns }, settings, deployment: nothingMonthly }).details.social).toBeUndefined();
   });
 
   it('shows the app open with the summary against the separate reads it replaces, everything else alike', () => {
