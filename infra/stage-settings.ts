@@ -161,7 +161,7 @@ function wafLimit(node: Node): number {
  * young app's sign-ins and far below what a pumping attack sends; 20 lockouts an hour is more
  * than forgetful people cause.
  */
-export const DEFAULT_BUSINESS_ALARMS: BusinessAlarmThresholds = { smsCodesPerHour: 300, loginLockoutsPerHour: 20, adminRemovalsPerHour: 10 };
+export const DEFAULT_BUSINESS_ALARMS: BusinessAlarmThresholds = { smsCodesPerHour: 300, loginLockoutsPerHour: 20, adminRemovalsPerHour: 10, socialRefusalsPer15Minutes: 50 };
 
 /** The `service` dimension of a stage's business metrics (shared/config.ts SERVICE_NAME). */
 export const serviceNameOf = (stage: StageName): string => `captioning-${stage}`;
@@ -223,6 +223,7 @@ export function readStageSettings(node: Node): StageSettings {
       smsCodesPerHour: positive(node, 'alarmSmsCodesPerHour', DEFAULT_BUSINESS_ALARMS.smsCodesPerHour),
       loginLockoutsPerHour: positive(node, 'alarmLoginLockoutsPerHour', DEFAULT_BUSINESS_ALARMS.loginLockoutsPerHour),
       adminRemovalsPerHour: positive(node, 'alarmAdminRemovalsPerHour', DEFAULT_BUSINESS_ALARMS.adminRemovalsPerHour),
+      socialRefusalsPer15Minutes: positive(node, 'alarmSocialRefusalsPer15Minutes', DEFAULT_BUSINESS_ALARMS.socialRefusalsPer15Minutes),
     },
   };
 }

@@ -19,6 +19,8 @@ export interface BusinessAlarmThresholds {
   loginLockoutsPerHour: number;
   /** Accounts deleted or disabled by support in one hour above which a stolen support credential is suspected (`alarmAdminRemovalsPerHour`). */
   adminRemovalsPerHour: number;
+  /** Social sign-ins refused in 15 minutes (a forged token, an unreachable provider) above which the spike alarm fires (`alarmSocialRefusalsPer15Minutes`). */
+  socialRefusalsPer15Minutes: number;
 }
 
 /** A business metric of shared/ports/metrics.ts as CloudWatch has it: by the stage's `service`. */
@@ -128,6 +130,22 @@ export class BusinessAlarms extends Construct {
       thresholds.adminRemovalsPerHour,
       ComparisonOperator.GREATER_THAN_THRESHOLD,
       `Support deleted or disabled more than ${thresholds.adminRemovalsPerHour} accounts in an hour: a stolen support credential, or a planned cleanup (docs/operating.md)`,
+    );
+
+    // Refusals a person cannot cause by mistake: forged or replayed tokens, and a provider that
+    // cannot be reached. `link-required` (an e-mail of an existing account) is a person's path, not an attack.
+    const refused = (reason: string) => businessMetric(serviceName, 'SocialSignInsRefused', { dimension: ['reason', reason], period: quarter });
+    alarm(
+      'SocialSignInsRefusedSpike',
+      new MathExpression({
+        expression: 'FILL(invalid, 0) + FILL(unavailable, 0)',
+        usingMetrics: { invalid: refused('invalid-credential'), unavailable: refused('provider-unavailable') },
+        period: quarter,
+        label: 'Social sign-ins refused (invalid credential, provider unavailable)',
+      }),
+      thresholds.socialRefusalsPer15Minutes,
+      ComparisonOperator.GREATER_THAN_THRESHOLD,
+      `More than ${thresholds.socialRefusalsPer15Minutes} sign-ins with Apple, Google or WeChat were refused in 15 minutes: forged or replayed tokens, a misconfigured client id, or a provider unreachable (docs/operating.md)`,
     );
 
     if (props.alarmTopicArn) {

@@ -25,8 +25,19 @@ describe('business alarms', () => {
   const dev = synth();
   const tuned = synth({ alarmSmsCodesPerHour: 1000, alarmLoginLockoutsPerHour: 7, alarmTopicArn: TOPIC });
 
-  it('are five: SMS per hour, delivery failure rate, refresh reuse, lockouts per hour, support removals per hour', () => {
-    expect(businessAlarms(dev)).toHaveLength(5);
+  it('are six: SMS per hour, delivery failure rate, refresh reuse, lockouts per hour, support removals per hour, social refusals', () => {
+    expect(businessAlarms(dev)).toHaveLength(6);
+  });
+
+  it('social refusals: invalid credentials and an unreachable provider summed over 15 minutes, above the context threshold', () => {
+    const tunedSocial = synth({ alarmSocialRefusalsPer15Minutes: 7 });
+    for (const [synthesized, threshold] of [[dev, DEFAULT_BUSINESS_ALARMS.socialRefusalsPer15Minutes], [tunedSocial, 7]] as const) {
+      const [alarm] = businessAlarms(synthesized).filter((candidate) => JSON.stringify(candidate).includes('SocialSignInsRefused'));
+      expect(alarm).toMatchObject({ Threshold: threshold, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });
+      const metrics = (alarm!.Metrics as { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: string }[] }; Period: number } }[]).flatMap((entry) => (entry.MetricStat ? [entry.MetricStat] : []));
+      expect(metrics.map((stat) => stat.Metric.Dimensions.find((dimension) => dimension.Name === 'reason')?.Value).sort()).toEqual(['invalid-credential', 'provider-unavailable']);
+      expect(metrics.every((stat) => stat.Metric.MetricName === 'SocialSignInsRefused' && stat.Period === 900)).toBe(true);
+    }
   });
 
   it('support removals per hour: AdminAccountRemovals summed over an hour, above the context threshold', () => {
@@ -57,7 +68,7 @@ describe('business alarms', () => {
   });
 
   it('delivery failure rate: failures over attempts of both channels, over 15 minutes, only with enough attempts', () => {
-    const [alarm, ...others] = businessAlarms(dev).filter((candidate) => candidate.Metrics);
+    const [alarm, ...others] = businessAlarms(dev).filter((candidate) => candidate.Metrics && JSON.stringify(candidate).includes('CodeDeliveryFailures'));
     expect(others).toEqual([]);
     expect(alarm).toMatchObject({ Threshold: DELIVERY_FAILURE_RATE_PERCENT, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });
     const queries: any[] = alarm!.Metrics;
