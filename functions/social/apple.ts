@@ -16,7 +16,7 @@ export const handler = endpoint('POST /api/auth/apple', {
     summary: 'Sign in with Apple',
     description:
       'Verifies Apple’s identity token (nonce: the SHA-256 hex of the one sent), exchanges the authorization code, and opens a session as a code sign-in does: the linked account, the account of its e-mail when Apple is authoritative for it, or a new account. See docs/social-sign-in.md.',
-    errors: ['SOCIAL_CREDENTIAL_INVALID', 'ACCOUNT_EXISTS_LINK_REQUIRED', 'PROVIDER_NOT_CONFIGURED', 'PROVIDER_UNAVAILABLE'],
+    errors: ['SOCIAL_CREDENTIAL_INVALID', 'ACCOUNT_DISABLED', 'ACCOUNT_EXISTS_LINK_REQUIRED', 'PROVIDER_NOT_CONFIGURED', 'PROVIDER_UNAVAILABLE'],
   },
   run: async ({ body, headers }, ctx) => {
     const { clientName, ...credential } = body;

@@ -16,7 +16,7 @@ export const handler = endpoint('POST /api/auth/wechat', {
     summary: 'Sign in with WeChat',
     description:
       'Exchanges the code of WeChat’s SendAuth response with the app’s secret and opens a session as a code sign-in does: the account of the person’s unionid (or, without one, of the app’s openid), or a new account without e-mail or phone. WeChat’s tokens are not kept. See docs/social-sign-in.md.',
-    errors: ['SOCIAL_CREDENTIAL_INVALID', 'PROVIDER_NOT_CONFIGURED', 'PROVIDER_UNAVAILABLE'],
+    errors: ['SOCIAL_CREDENTIAL_INVALID', 'ACCOUNT_DISABLED', 'PROVIDER_NOT_CONFIGURED', 'PROVIDER_UNAVAILABLE'],
   },
   run: async ({ body, headers }, ctx) => {
     const { clientName, ...credential } = body;

@@ -524,6 +524,34 @@ describe('social sign-in', () => {
     expect((await call('POST', '/api/auth/wechat', tooLarge())).status).toBe(413);
   });
 
+  it('apple, google, wechat: 403 for a disabled account', async () => {
+    const stamp = Date.now();
+    const email = `disabled-${stamp}@gmail.com`;
+    const signIns = {
+      apple: async () => {
+        const { nonce: value, hash } = await nonce();
+        const issued = await standIns.apple.issue({ sub: `000009.${stamp}`, clientId: SOCIAL.apple, email, isPrivateEmail: false, nonce: hash });
+        return call('POST', '/api/auth/apple', { body: { ...issued, nonce: value } });
+      },
+      google: async () => {
+        const { nonce: value, hash } = await nonce();
+        const { idToken } = await standIns.google.issue({ sub: `gd${stamp}`, clientId: SOCIAL.google, email, nonce: hash });
+        return call('POST', '/api/auth/google', { body: { idToken, nonce: value } });
+      },
+      wechat: () => call('POST', '/api/auth/wechat', { body: { code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject: `wd${stamp}` }).code } }),
+    };
+    const google = await signIns.google();
+    expect(google.status).toBe(200);
+    expect((await signIns.apple()).body.userId).toBe(google.body.userId);
+    const wechat = await signIns.wechat();
+    expect(wechat.status).toBe(200);
+    // As support's disable does (test/integration/social-sign-in.test.ts holds the rule for these routes).
+    for (const userId of [google.body.userId as number, wechat.body.userId as number]) {
+      await changeStanding(api.db, (await readProfileItem(api.db, userId))!, { disable: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+    }
+    for (const signInAgain of Object.values(signIns)) expect((await signInAgain()).status).toBe(403);
+  });
+
   it('404 where the provider is not configured, 503 where its keys cannot be reached', async () => {
     const plain = await startLocalApi({ GOOGLE_CLIENT_IDS: SOCIAL.google, GOOGLE_JWKS_URL: `${standIns.url}/run-conformance/google/oauth2/v3/certs` });
     try {

@@ -1,6 +1,7 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
+import { changeStanding, readProfileItem } from '../../shared/db/account-standing-repository';
 import { keys } from '../../shared/db/keys';
 import { startLocalApi, signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -194,6 +195,45 @@ describe('sign in with WeChat', () => {
   it('an app id that is not configured is refused', async () => {
     const { code } = standIns.wechat.issue({ appId: SOCIAL.wechat, subject: sub('wechat') });
     expect((await api.request('POST', '/api/auth/wechat', { body: { code, appId: 'wx9999999999999999' } })).status).toBe(401);
+  });
+});
+
+describe('a disabled account', () => {
+  const disable = async (userId: number) => changeStanding(api.db, (await readProfileItem(api.db, userId))!, { disable: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+
+  it('is refused 403 ACCOUNT_DISABLED by each provider once the credential is proven, and links nothing to it', async () => {
+    // One account with the three identities (Apple and Google linked by their authoritative e-mail).
+    const email = `${sub('disabled')}@gmail.com`;
+    const person = { google: sub('google'), apple: sub('apple'), wechat: sub('wechat') };
+    const made = await wechatSignIn(api, standIns, person.wechat);
+    expect(made.body.isNewUser).toBe(true);
+    const held = await signIn(api, email);
+    expect(held.userId).not.toBe(made.body.userId);
+    const google = await googleSignIn(api, standIns, { sub: person.google, email });
+    const apple = await appleSignIn(api, standIns, { sub: person.apple, email, isPrivateEmail: false });
+    expect([google.body.userId, apple.body.userId]).toEqual([held.userId, held.userId]);
+
+    await disable(held.userId);
+    await disable(made.body.userId);
+    const refused = (answer: { status: number; body: any }) => {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(403);
+      expect(answer.body).toMatchObject({ code: 403, error: 'ACCOUNT_DISABLED' });
+    };
+    refused(await googleSignIn(api, standIns, { sub: person.google, email }));
+    refused(await appleSignIn(api, standIns, { sub: person.apple, email, isPrivateEmail: false }));
+    refused(await wechatSignIn(api, standIns, person.wechat));
+    // A new identity whose e-mail is the disabled account's would be linked to it: refused, nothing linked.
+    const newcomer = sub('google');
+    refused(await googleSignIn(api, standIns, { sub: newcomer, email }));
+    expect(await itemsStartingWith(`SOCIAL#google#${newcomer}`)).toEqual([]);
+    expect((await identitiesOf(held.userId)).map((item) => item.SK).sort()).toEqual([`SOCIAL#apple#${person.apple}`, `SOCIAL#google#${person.google}`]);
+    // A forged credential learns nothing about the account: 401 as for anyone.
+    const { nonce } = await socialNonce(api);
+    const forged = await standIns.google.issue({ sub: person.google, clientId: 'another.apps.googleusercontent.com', nonce: 'x' });
+    expect((await api.request('POST', '/api/auth/google', { body: { idToken: forged.idToken, nonce } })).status).toBe(401);
+
+    await changeStanding(api.db, (await readProfileItem(api.db, held.userId))!, { enable: true });
+    expect((await googleSignIn(api, standIns, { sub: person.google, email })).body).toMatchObject({ userId: held.userId, isNewUser: false });
   });
 });
 

@@ -2843,6 +2843,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["SocialCredentialInvalid"];
+            403: components["responses"]["AccountDisabled"];
             404: components["responses"]["ProviderNotConfigured"];
             409: components["responses"]["AccountExistsLinkRequired"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2922,6 +2923,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["SocialCredentialInvalid"];
+            403: components["responses"]["AccountDisabled"];
             404: components["responses"]["ProviderNotConfigured"];
             409: components["responses"]["AccountExistsLinkRequired"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3001,6 +3003,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["SocialCredentialInvalid"];
+            403: components["responses"]["AccountDisabled"];
             404: components["responses"]["ProviderNotConfigured"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
