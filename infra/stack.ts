@@ -80,6 +80,8 @@ export class ServiceStack extends Stack {
   readonly api: RestApi;
   readonly table: Table;
   readonly rootSecret: Secret;
+  /** Apple's private key and WeChat's app secrets, when Apple or WeChat is offered. */
+  readonly providerSecret: Secret | undefined;
   readonly authorizerFunction: ServiceFunction;
   readonly deployedRoutes: DeployedRoute[] = [];
   /** The nested stacks, one per area of the API. */
@@ -103,17 +105,36 @@ export class ServiceStack extends Stack {
         'Rotating the root secret signs every user out and voids every pending code; it is rotated deliberately (docs/deploying.md), not on a schedule',
     });
 
+    // Apple's private key and WeChat's app secrets (docs/social-sign-in.md, "Deploying"): made
+    // when Apple or WeChat is offered, with a placeholder the operator replaces with
+    // {"applePrivateKey": "...", "wechatAppSecrets": {"<appid>": "<secret>"}}; never in a template.
+    if (settings.providerSecret) {
+      this.providerSecret = new Secret(this, 'ProviderSecret', {
+        description: "Sign in with Apple and WeChat: Apple's private key and WeChat's app secrets (JSON, put by the operator)",
+        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
+        removalPolicy: settings.removalPolicy,
+      });
+      Validations.of(this.providerSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: "Apple's key and WeChat's secrets are issued by the providers' consoles and replaced there by the operator; Secrets Manager cannot rotate them",
+      });
+    }
+
     const targets: GrantTargets = {
       table: this.table,
       indexNames: indexNames(),
       secret: this.rootSecret,
+      ...(this.providerSecret ? { providerSecret: this.providerSecret } : {}),
       ses: settings.ses,
     };
     const functionEnvironment = (needs: Needs): Record<string, string> => ({
       ...settings.environment,
+      // Apple's, Google's and WeChat's client ids and addresses: only where a route talks to them.
+      ...(needs.providers ? settings.providerEnvironment : {}),
       TABLE_NAME: this.table.tableName,
       // The ARN only: the value is read at run time with the function's own permission.
       ...(needs.secret ? { JWT_SECRET_ARN: this.rootSecret.secretArn } : {}),
+      ...(needs.providerSecret && this.providerSecret ? { SOCIAL_SECRET_ARN: this.providerSecret.secretArn } : {}),
     });
     const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy, logLevel: settings.config.LOG_LEVEL };
 
@@ -277,6 +298,9 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'HealthUrl', { value: this.api.urlForPath('/api/health') });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'RootSecretArn', { value: this.rootSecret.secretArn, description: 'The ARN only; the value stays in Secrets Manager' });
+    if (this.providerSecret) {
+      new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md)" });
+    }
   }
 
   /** The routes, by area, each area a nested stack of its own (why: infra/constructs/service-area.ts). */

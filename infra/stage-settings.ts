@@ -18,6 +18,13 @@ export interface StageSettings {
   stage: StageName;
   /** The service settings every function receives as environment variables (shared/config.ts). */
   environment: Record<string, string>;
+  /**
+   * The providers' settings (Sign in with Apple, Google and WeChat, docs/social-sign-in.md), which
+   * only the functions of routes with `providers` receive (`PROVIDER_SETTINGS`).
+   */
+  providerEnvironment: Record<string, string>;
+  /** Apple or WeChat is offered: the stack makes the provider secret for their keys (infra/stack.ts). */
+  providerSecret: boolean;
   config: Config;
   authorizerCache: Duration;
   /** Where codes are e-mailed from: the address and the identities SES may authorise it through. */
@@ -47,7 +54,7 @@ export interface StageSettings {
  * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
  * and logs less. Every value can be overridden through context (see docs/deploying.md).
  */
-const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
+const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'providerEnvironment' | 'providerSecret' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
@@ -100,6 +107,24 @@ export const SERVICE_SETTINGS = [
   'WEBAUTHN_RP_ID',
   'WEBAUTHN_RP_NAME',
   'WEBAUTHN_ORIGINS',
+] as const satisfies readonly (keyof Config)[];
+
+/**
+ * Sign in with Apple, Google and WeChat (docs/social-sign-in.md): context keys as the environment
+ * variables (`-c APPLE_CLIENT_IDS=com.example.app,com.example.web`), given only to the functions of
+ * routes with `providers` (shared/routes.ts). The secrets are no settings: Apple's private key and
+ * WeChat's app secrets go into the provider secret the stack makes (`SOCIAL_SECRET_ARN`).
+ */
+export const PROVIDER_SETTINGS = [
+  'APPLE_CLIENT_IDS',
+  'APPLE_TEAM_ID',
+  'APPLE_KEY_ID',
+  'GOOGLE_CLIENT_IDS',
+  'WECHAT_APP_IDS',
+  'APPLE_API_URL',
+  'GOOGLE_JWKS_URL',
+  'WECHAT_API_URL',
+  'PROVIDER_KEYS_COOLDOWN_SECONDS',
 ] as const satisfies readonly (keyof Config)[];
 
 /** `no-reply@example.com` or `Captions <no-reply@example.com>`: display name, address, domain. */
@@ -182,13 +207,27 @@ export function readStageSettings(node: Node): StageSettings {
     const value = text(node, key);
     if (value !== undefined) environment[key] = value;
   }
+  const providerEnvironment: Record<string, string> = {};
+  for (const key of PROVIDER_SETTINGS) {
+    const value = text(node, key);
+    if (value !== undefined) providerEnvironment[key] = value;
+  }
   // TABLE_NAME is the stack's to set; a placeholder lets the schema check everything else.
-  const config = parseConfig({ ...environment, TABLE_NAME: 'validated-at-synth' });
-  // Every effective value goes into the functions' environment, so the template shows them all.
-  for (const key of SERVICE_SETTINGS) {
-    const value = config[key];
-    if (value === undefined) delete environment[key];
-    else environment[key] = Array.isArray(value) ? value.join(',') : String(value);
+  const config = parseConfig({ ...environment, ...providerEnvironment, TABLE_NAME: 'validated-at-synth' });
+  // Every effective value goes into the functions' environment, so the template shows them all
+  // (an empty list of client ids: the provider is not offered, and the variable is left out).
+  const effective = (keys: readonly (keyof Config)[], into: Record<string, string>) => {
+    for (const key of keys) {
+      const value = config[key];
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) delete into[key];
+      else into[key] = Array.isArray(value) ? value.join(',') : String(value);
+    }
+  };
+  effective(SERVICE_SETTINGS, environment);
+  effective(PROVIDER_SETTINGS, providerEnvironment);
+  // Apple's client secret is a JWT signed with the key APPLE_KEY_ID names, issued by APPLE_TEAM_ID.
+  if (config.APPLE_CLIENT_IDS.length > 0 && (!config.APPLE_TEAM_ID || !config.APPLE_KEY_ID)) {
+    throw new Error('Sign in with Apple (APPLE_CLIENT_IDS) needs -c APPLE_TEAM_ID=... and -c APPLE_KEY_ID=... (docs/social-sign-in.md)');
   }
 
   let ses: StageSettings['ses'];
@@ -206,6 +245,9 @@ export function readStageSettings(node: Node): StageSettings {
   return {
     stage,
     environment,
+    providerEnvironment,
+    // Google needs no secret: its ID tokens are checked against its public keys alone.
+    providerSecret: config.APPLE_CLIENT_IDS.length > 0 || config.WECHAT_APP_IDS.length > 0,
     config,
     authorizerCache: Duration.seconds(config.AUTHORIZER_CACHE_SECONDS),
     ses,

@@ -58,6 +58,12 @@ export interface RouteDefinition {
    * without the providers' code (`BUNDLED_PROVIDERS`, shared/bundle-defines.d.ts).
    */
   providers: boolean;
+  /**
+   * Reads Apple's private key or WeChat's app secrets (the provider secret, docs/social-sign-in.md):
+   * the stack grants that secret and passes its ARN (`SOCIAL_SECRET_ARN`) to these functions only.
+   * Requires `providers`.
+   */
+  providerSecret: boolean;
   /** Runs scrypt: needs a full vCPU on Lambda. */
   hashesPasswords: boolean;
   /**
@@ -88,6 +94,7 @@ const route = <M extends HttpMethod, P extends string>(
   sender: false,
   secret: false,
   providers: false,
+  providerSecret: false,
   hashesPasswords: false,
   ...needs,
 });
@@ -182,6 +189,7 @@ export const routes = [
     table: 'read-write',
     secret: true,
     providers: true,
+    providerSecret: true,
     dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
   route('POST', '/api/auth/google', 'functions/social/google.ts', {
@@ -198,6 +206,7 @@ export const routes = [
     table: 'read-write',
     secret: true,
     providers: true,
+    providerSecret: true,
     dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),

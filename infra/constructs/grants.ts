@@ -8,13 +8,15 @@ import { sesIdentityArn } from './service-function';
 import type { Construct } from 'constructs';
 
 /** What a function may be given: a route table entry's needs, a job's, or the authorizer's. */
-export type Needs = Pick<RouteDefinition, 'table' | 'secret' | 'dynamodb'> & Partial<Pick<RouteDefinition, 'sender'>>;
+export type Needs = Pick<RouteDefinition, 'table' | 'secret' | 'dynamodb'> & Partial<Pick<RouteDefinition, 'sender' | 'providers' | 'providerSecret'>>;
 
 export interface GrantTargets {
   table: ITable;
   /** Every secondary index of the table: a declared index must be one of them. */
   indexNames: readonly string[];
   secret: ISecret;
+  /** Apple's private key and WeChat's app secrets: made only when Apple or WeChat is configured (infra/stack.ts). */
+  providerSecret?: ISecret;
   ses?: { fromAddress: string; identities: string[] };
 }
 
@@ -59,7 +61,7 @@ export const SMS_WILDCARD_REASON =
 /**
  * Grants one function exactly what its route table entry declares, and nothing it does not: the
  * DynamoDB actions it issues on the table and the indexes it queries, sending only with `sender`,
- * the root secret only with `secret`.
+ * the root secret only with `secret`, the provider secret only with `providerSecret`.
  */
 export function grantNeeds(scope: Construct, label: string, grantee: IGrantable, needs: Needs, targets: GrantTargets): void {
   const add = (statement: PolicyStatement) => grantee.grantPrincipal.addToPrincipalPolicy(statement);
@@ -74,6 +76,8 @@ export function grantNeeds(scope: Construct, label: string, grantee: IGrantable,
   }
 
   if (needs.secret) add(new PolicyStatement({ actions: [...SECRET_READ_ACTIONS], resources: [targets.secret.secretArn] }));
+  if (needs.providerSecret && !needs.providers) throw new Error(`${label}: providerSecret without providers`);
+  if (needs.providerSecret && targets.providerSecret) add(new PolicyStatement({ actions: [...SECRET_READ_ACTIONS], resources: [targets.providerSecret.secretArn] }));
 
   if (needs.sender) {
     if (targets.ses) {

@@ -46,6 +46,7 @@ const extraRoute = (path: string): RouteDefinition => ({
   sender: false,
   secret: false,
   providers: false,
+  providerSecret: false,
   hashesPasswords: false,
 });
 

@@ -230,3 +230,85 @@ describe('WAF (on by default, -c waf=false turns it off)', () => {
     expect(synthesized.template.toJSON().Outputs.WebAclArn).toBeDefined();
   });
 });
+
+describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-in.md)', () => {
+  const PROVIDERS = {
+    APPLE_CLIENT_IDS: 'com.example.captions, com.example.captions.web',
+    APPLE_TEAM_ID: 'TEAM123456',
+    APPLE_KEY_ID: 'KEY1234567',
+    GOOGLE_CLIENT_IDS: 'ios.apps.googleusercontent.com',
+    WECHAT_APP_IDS: 'wx1111111111111111',
+  };
+  const configured = synth(PROVIDERS);
+  const secretsOf = (synthesized: Synthesized) => ofType(synthesized.resources, 'AWS::SecretsManager::Secret');
+  const providerSecretId = (synthesized: Synthesized) => secretsOf(synthesized).find(([, secret]) => /Apple/.test(secret.Properties.Description))?.[0];
+  const functionOf = (synthesized: Synthesized, route: RouteDefinition) => functionIdByDescription(synthesized.resources, routeId(route));
+  const environmentOf = (synthesized: Synthesized, route: RouteDefinition): Record<string, unknown> =>
+    synthesized.resources[functionOf(synthesized, route)]!.Properties.Environment.Variables;
+  const secretTargets = (synthesized: Synthesized, route: RouteDefinition) =>
+    statementsOfFunction(synthesized.resources, functionOf(synthesized, route))
+      .filter((statement) => statement.Effect === 'Allow' && asArray(statement.Action).includes('secretsmanager:GetSecretValue'))
+      .map((statement) => JSON.stringify(statement.Resource));
+
+  it("gives the providers' settings, normalised, to the functions of routes with `providers` and to no other", () => {
+    const withProviders = ALL_ROUTES.filter((route) => route.providers);
+    expect(withProviders.map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/google', 'POST /api/auth/social/nonce', 'POST /api/auth/wechat']);
+    for (const route of withProviders) {
+      expect(environmentOf(configured, route), routeId(route)).toMatchObject({
+        APPLE_CLIENT_IDS: 'com.example.captions,com.example.captions.web',
+        APPLE_TEAM_ID: 'TEAM123456',
+        APPLE_KEY_ID: 'KEY1234567',
+        GOOGLE_CLIENT_IDS: 'ios.apps.googleusercontent.com',
+        WECHAT_APP_IDS: 'wx1111111111111111',
+        APPLE_API_URL: 'https://appleid.apple.com',
+        GOOGLE_JWKS_URL: 'https://www.googleapis.com/oauth2/v3/certs',
+        WECHAT_API_URL: 'https://api.weixin.qq.com',
+      });
+    }
+    for (const [id, fn] of ofType(configured.resources, 'AWS::Lambda::Function')) {
+      const variables = Object.keys(fn.Properties.Environment.Variables);
+      if (withProviders.some((route) => functionOf(configured, route) === id)) continue;
+      expect(variables.filter((name) => /^(APPLE|GOOGLE|WECHAT|SOCIAL|PROVIDER)_/.test(name)), id).toEqual([]);
+    }
+  });
+
+  it('makes the provider secret for Apple and WeChat, grants it and passes its ARN to their sign-ins only, never its value', () => {
+    const secretId = providerSecretId(configured)!;
+    expect(secretId).toBeDefined();
+    // Its value is the operator's to put: a generated placeholder, never a template literal.
+    expect(configured.resources[secretId]!.Properties.GenerateSecretString).toMatchObject({ SecretStringTemplate: '{}' });
+    expect(JSON.stringify(configured.template.toJSON())).not.toMatch(/"SecretString"|resolve:secretsmanager/);
+    for (const route of ALL_ROUTES) {
+      const readsIt = secretTargets(configured, route).some((resource) => resource.includes(secretId));
+      expect(readsIt, routeId(route)).toBe(route.providerSecret);
+      const environment = environmentOf(configured, route);
+      if (route.providerSecret) expect(environment.SOCIAL_SECRET_ARN, routeId(route)).toEqual({ Ref: secretId });
+      else expect(environment, routeId(route)).not.toHaveProperty('SOCIAL_SECRET_ARN');
+    }
+    expect(ALL_ROUTES.filter((route) => route.providerSecret).map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/wechat']);
+    // Where the operator puts the keys: the ARN only.
+    expect(configured.template.toJSON().Outputs.ProviderSecretArn.Value).toEqual({ Ref: secretId });
+    // No variable holds Apple's key or a WeChat secret.
+    for (const environment of environments(configured)) {
+      expect(Object.keys(environment).filter((name) => /PRIVATE|APP_SECRETS/.test(name))).toEqual([]);
+    }
+  });
+
+  it('makes no provider secret when neither Apple nor WeChat is offered; Google alone needs none', () => {
+    for (const synthesized of [synth({}), synth({ GOOGLE_CLIENT_IDS: 'web.apps.googleusercontent.com' })]) {
+      expect(providerSecretId(synthesized)).toBeUndefined();
+      expect(secretsOf(synthesized)).toHaveLength(1);
+      for (const environment of environments(synthesized)) expect(environment).not.toHaveProperty('SOCIAL_SECRET_ARN');
+      expect(synthesized.template.toJSON().Outputs).not.toHaveProperty('ProviderSecretArn');
+    }
+    // Unset client ids: the provider is not offered, and no empty variable is passed.
+    const google = ALL_ROUTES.find((route) => routeId(route) === 'POST /api/auth/google')!;
+    expect(environmentOf(synth({}), google)).not.toHaveProperty('GOOGLE_CLIENT_IDS');
+  });
+
+  it('refuses Apple without its team and key ids, and a bad provider setting, at synth time', () => {
+    expect(() => synth({ APPLE_CLIENT_IDS: 'com.example.captions' })).toThrow(/APPLE_TEAM_ID/);
+    expect(() => synth({ ...PROVIDERS, APPLE_API_URL: 'not a url' })).toThrow(/APPLE_API_URL/);
+    expect(() => synth({ ...PROVIDERS, PROVIDER_KEYS_COOLDOWN_SECONDS: 'soon' })).toThrow(/PROVIDER_KEYS_COOLDOWN_SECONDS/);
+  });
+});
