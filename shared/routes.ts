@@ -282,6 +282,12 @@ export interface JobDefinition {
   dynamodb: TableAccess;
   /** Seconds; jobs may run longer than requests. */
   timeoutSeconds: number;
+  /** Reads the root secret (as a route's `secret`). */
+  secret?: boolean;
+  /** Talks to Apple, Google or WeChat (as a route's `providers`): their settings. */
+  providers?: boolean;
+  /** Reads Apple's private key or WeChat's app secrets (as a route's `providerSecret`). */
+  providerSecret?: boolean;
 }
 
 export const jobs: readonly JobDefinition[] = [
@@ -294,6 +300,21 @@ export const jobs: readonly JobDefinition[] = [
     // Pending purges by query, then the partition in batches and the markers one by one.
     dynamodb: { actions: ['Query', 'BatchWriteItem', 'DeleteItem'] },
     timeoutSeconds: 300,
+  },
+  // Revokes at Apple the tokens of deleted accounts (issue 38): see shared/identity/social/apple-revocations.ts.
+  // Often, so that a deletion's revocation reaches Apple within minutes; an empty run is one Query.
+  {
+    name: 'revoke-apple-tokens',
+    entry: 'functions/jobs/revoke-apple-tokens.ts',
+    schedule: 'rate(5 minutes)',
+    table: 'read-write',
+    // The pending revocations by query; each removed (DeleteItem) or its failure counted (UpdateItem).
+    dynamodb: { actions: ['Query', 'UpdateItem', 'DeleteItem'] },
+    timeoutSeconds: 120,
+    // The root secret opens the sealed tokens; Apple's key signs the client secret.
+    secret: true,
+    providers: true,
+    providerSecret: true,
   },
 ];
 

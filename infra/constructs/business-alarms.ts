@@ -48,8 +48,8 @@ export interface BusinessAlarmsProps {
 
 /**
  * Alarms on what the service does rather than on how its machinery fares: SMS pumping (the bill),
- * a failing delivery provider (nobody can sign in by code), a stolen refresh token, and
- * credential stuffing. What each means and what to do: docs/operating.md, "Alarms".
+ * a failing delivery provider (nobody can sign in by code), a stolen refresh token,
+ * credential stuffing, and an Apple token of a deleted account left unrevoked. What each means and what to do: docs/operating.md, "Alarms".
  */
 export class BusinessAlarms extends Construct {
   readonly alarms: Alarm[] = [];
@@ -146,6 +146,14 @@ export class BusinessAlarms extends Construct {
       thresholds.socialRefusalsPer15Minutes,
       ComparisonOperator.GREATER_THAN_THRESHOLD,
       `More than ${thresholds.socialRefusalsPer15Minutes} sign-ins with Apple, Google or WeChat were refused in 15 minutes: forged or replayed tokens, a misconfigured client id, or a provider unreachable (docs/operating.md)`,
+    );
+
+    alarm(
+      'AppleRevocationsAbandoned',
+      businessMetric(serviceName, 'AppleRevocationsAbandoned', { period: hour }),
+      1,
+      ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      "A deleted account's Apple token could not be revoked at Apple within the limit of days: App Store Review Guideline 5.1.1(v) (docs/operating.md)",
     );
 
     if (props.alarmTopicArn) {

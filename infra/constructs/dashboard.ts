@@ -150,12 +150,14 @@ export class ServiceDashboard extends Construct {
           countOf('SocialSignInsRefused', ['reason', 'link-required']),
           countOf('SocialSignInsRefused', ['reason', 'provider-unavailable']),
         ]),
-        business('Social identities linked to existing accounts', [
+        business('Social identities linked; Apple tokens of deleted accounts revoked, abandoned', [
           new MathExpression({
             expression: `SEARCH('{${METRIC_NAMESPACE},service,method} MetricName="SocialIdentitiesLinked" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
             label: 'method',
             period: PERIOD,
           }),
+          countOf('AppleTokensRevoked'),
+          countOf('AppleRevocationsAbandoned'),
         ]),
       ],
       [

@@ -186,7 +186,7 @@ export class ServiceArea extends NestedStack {
     // Scheduled work from the same file as the routes: a function and an EventBridge rule each.
     for (const job of props.jobs) {
       const id = constructIdOf('job', job.name);
-      const needs: Needs = { table: job.table, dynamodb: job.dynamodb, secret: false };
+      const needs: Needs = { table: job.table, dynamodb: job.dynamodb, secret: job.secret === true, providers: job.providers === true, providerSecret: job.providerSecret === true };
       const fn = new ServiceFunction(this, id, {
         ...props.baseFunction,
         entry: job.entry,

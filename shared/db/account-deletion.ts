@@ -64,9 +64,11 @@ const ACCOUNT_ITEMS_OUTSIDE_PARTITION: readonly ((userId: number) => ItemKey)[] 
  * Ends an account in one transaction: the profile goes (so every token of the account fails at
  * once, in the authorizer and in every write's account check), its e-mail and phone markers go (so
  * both can sign up again at once), and a purge marker records that the account's data still has
- * to be removed, so a purge cut short (a timeout, a crash) can be finished later.
+ * to be removed, so a purge cut short (a timeout, a crash) can be finished later. `alongside`:
+ * what else must be recorded with the deletion, outside the partition (an Apple token to revoke,
+ * shared/db/apple-revocations-repository.ts): written with it or not at all.
  */
-export async function endAccount(db: Database, user: UserRecord, token: TokenSubject, requestedAt: string): Promise<void> {
+export async function endAccount(db: Database, user: UserRecord, token: TokenSubject, requestedAt: string, alongside: readonly GuardedWrite[] = []): Promise<void> {
   const identityMarkers: GuardedWrite[] = [];
   for (const [kind, value] of [['email', user.email], ['phone', user.phone]] as const) {
     if (!value) continue;
@@ -101,6 +103,7 @@ export async function endAccount(db: Database, user: UserRecord, token: TokenSub
         Put: { TableName: db.tableName, Item: { ...keys.pendingPurge(user.userId), userId: user.userId, requestedAt } },
       },
     },
+    ...alongside,
   ]);
 }
 

@@ -30,6 +30,7 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | linked social identity (6)  | USER#<userId>           | SOCIAL#<provider>#<subject> |
  * | social identity -> account  | SOCIAL#<provider>#<subject> | OWNER     |
  * | account purge in progress   | PURGE                   | USER#<userId> |
+ * | Apple token to revoke (7)   | APPLE_REVOKE            | USER#<userId>#<subject> |
  * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  * | health probe (never written)| HEALTH                  | PROBE         |
  * | admin audit entry (4)       | AUDIT#<target>          | AT#<time ms>#<requestId> |
@@ -48,6 +49,8 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  *     account's deletion leaves its audit trail (append-only, kept for AUDIT_RETENTION_DAYS by TTL).
  * (6) and a marker attribute `social#<provider>` (the subject) on the profile: one identity per
  *     provider per account, and what the profile knows of its ways in.
+ * (7) written with an account's deletion, outside its partition, and deleted once Apple confirmed
+ *     the revocation or gave up on (shared/db/apple-revocations-repository.ts).
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
  * the markers outside it (identities, serial owners, passkey owners). `<createdAt ms>` is ISO 8601 with
@@ -94,6 +97,7 @@ export const keys = {
   eventStats: (userId: number, eventType: string) => key(`USER#${userId}`, `STATS#${eventType}`),
   idempotency: (userId: number, scope: string, idempotencyKey: string) => key(`USER#${userId}`, `IDEM#${scope}#${idempotencyKey}`),
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
+  appleRevocation: (userId: number, subject: string) => key('APPLE_REVOKE', `USER#${userId}#${subject}`),
   session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
   passkey: (userId: number, passkeyId: string) => key(`USER#${userId}`, `PASSKEY#${passkeyId}`),
   passkeyCount: (userId: number) => key(`USER#${userId}`, 'PASSKEYS'),
@@ -142,6 +146,14 @@ export const sortKeyPrefix = {
 
 /** The profile attribute naming the account's identity of a provider (see (6) above). */
 export const socialMarker = (provider: string) => `social#${provider}`;
+
+/** The subjects a profile's social markers name, by provider. */
+export const socialMarkersOf = (profile: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(profile)
+      .filter(([name, value]) => name.startsWith(socialMarker('')) && typeof value === 'string')
+      .map(([name, value]) => [name.slice(socialMarker('').length), value as string]),
+  );
 
 /** Ids padded to the digits of Number.MAX_SAFE_INTEGER, so that they sort as strings. */
 export const ID_DIGITS = 16;

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AccountDisabledError, AccountExistsError, CodeInvalidError, UnauthorizedError } from '../errors';
 import type { Database } from './client';
-import { keys, sessionMarker, sessionMarkersOf } from './keys';
+import { keys, sessionMarker, sessionMarkersOf, socialMarkersOf } from './keys';
 import type { IdentityKind } from './keys';
 import { isConditionFailure, writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
@@ -113,6 +113,16 @@ export async function isTokenCurrent(db: Database, token: TokenSubject): Promise
 export async function findUserForToken(db: Database, token: TokenSubject): Promise<UserRecord | undefined> {
   const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(token.userId), ConsistentRead: true }));
   return profileHonours(result.Item, token) ? toUser(result.Item!) : undefined;
+}
+
+/**
+ * findUserForToken, with the subjects of the account's linked social identities (the profile's
+ * `social#<provider>` markers, by provider): what deleting the account must act on at the
+ * providers, in the same read.
+ */
+export async function findUserAndIdentitiesForToken(db: Database, token: TokenSubject): Promise<{ user: UserRecord; socialSubjects: Record<string, string> } | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(token.userId), ConsistentRead: true }));
+  return profileHonours(result.Item, token) ? { user: toUser(result.Item!), socialSubjects: socialMarkersOf(result.Item!) } : undefined;
 }
 
 /** What the profile knows of an account's sessions: which are marked, and its revision. */

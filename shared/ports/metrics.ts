@@ -25,6 +25,13 @@ export const METRICS = {
   SocialSignInsRefused: 'reason',
   /** A social identity linked to an account that existed (by e-mail at sign-in, or from the settings). */
   SocialIdentitiesLinked: 'method',
+  /** An Apple refresh token of a deleted account revoked at Apple (the job revoke-apple-tokens). */
+  AppleTokensRevoked: undefined,
+  /**
+   * A recorded Apple revocation given up on after APPLE_REVOCATION_LIMIT_DAYS of failures: the
+   * person's authorization may still stand at Apple (an alarm watches it, docs/operating.md).
+   */
+  AppleRevocationsAbandoned: undefined,
   /** Password login (or a password check) locked after too many failures. */
   LoginLockouts: undefined,
   /** A spent refresh token came back: someone holds a copy; its session was ended. */

@@ -25,8 +25,8 @@ describe('business alarms', () => {
   const dev = synth();
   const tuned = synth({ alarmSmsCodesPerHour: 1000, alarmLoginLockoutsPerHour: 7, alarmTopicArn: TOPIC });
 
-  it('are six: SMS per hour, delivery failure rate, refresh reuse, lockouts per hour, support removals per hour, social refusals', () => {
-    expect(businessAlarms(dev)).toHaveLength(6);
+  it('are seven: SMS per hour, delivery failure rate, refresh reuse, lockouts per hour, support removals per hour, social refusals, Apple revocations abandoned', () => {
+    expect(businessAlarms(dev)).toHaveLength(7);
   });
 
   it('social refusals: invalid credentials and an unreachable provider summed over 15 minutes, above the context threshold', () => {
@@ -60,6 +60,12 @@ describe('business alarms', () => {
       expect(alarm).toMatchObject({ Statistic: 'Sum', Period: 3600, Threshold: threshold, ComparisonOperator: 'GreaterThanThreshold' });
       expect(dimensionsOf(alarm)).toEqual({ service: 'captioning-dev' });
     }
+  });
+
+  it('Apple revocations abandoned: any one in an hour (a deleted account\'s Apple token left unrevoked)', () => {
+    const alarm = alarmOn(dev, 'AppleRevocationsAbandoned');
+    expect(alarm).toMatchObject({ Namespace: METRIC_NAMESPACE, Statistic: 'Sum', Period: 3600, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+    expect(dimensionsOf(alarm)).toEqual({ service: 'captioning-dev' });
   });
 
   it('refresh token reuse: any one in 5 minutes', () => {

@@ -5,7 +5,7 @@ import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { RATE_EXCEEDED_LABEL, WAF_RETRY_AFTER_SECONDS } from '../../infra/constructs/code-rate-limit-waf';
 import { parseConfig } from '../../shared/config';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
-import { routeId, routes } from '../../shared/routes';
+import { jobs, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import { allowedActions, asArray, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
 import type { Resource, Synthesized } from './synth';
@@ -265,9 +265,11 @@ describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-i
         WECHAT_API_URL: 'https://api.weixin.qq.com',
       });
     }
+    // The job that revokes Apple tokens of deleted accounts (issue 38) talks to Apple too.
+    const jobsWithProviders = jobs.filter((job) => job.providers).map((job) => functionIdByDescription(configured.resources, `job ${job.name} (${job.schedule})`));
     for (const [id, fn] of ofType(configured.resources, 'AWS::Lambda::Function')) {
       const variables = Object.keys(fn.Properties.Environment.Variables);
-      if (withProviders.some((route) => functionOf(configured, route) === id)) continue;
+      if (withProviders.some((route) => functionOf(configured, route) === id) || jobsWithProviders.includes(id)) continue;
       expect(variables.filter((name) => /^(APPLE|GOOGLE|WECHAT|SOCIAL|PROVIDER)_/.test(name)), id).toEqual([]);
     }
   });
@@ -286,6 +288,16 @@ describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-i
       else expect(environment, routeId(route)).not.toHaveProperty('SOCIAL_SECRET_ARN');
     }
     expect(ALL_ROUTES.filter((route) => route.providerSecret).map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/wechat']);
+    // The job revoke-apple-tokens signs its calls to Apple with Apple's key: it reads the secret, with Apple's settings.
+    const [revoking, ...otherJobs] = jobs.filter((job) => job.providerSecret);
+    expect(revoking?.name).toBe('revoke-apple-tokens');
+    expect(otherJobs).toEqual([]);
+    const jobId = functionIdByDescription(configured.resources, `job ${revoking!.name} (${revoking!.schedule})`);
+    const jobEnvironment = configured.resources[jobId]!.Properties.Environment.Variables;
+    expect(jobEnvironment).toMatchObject({ SOCIAL_SECRET_ARN: { Ref: secretId }, APPLE_CLIENT_IDS: 'com.example.captions,com.example.captions.web', APPLE_API_URL: 'https://appleid.apple.com' });
+    expect(jobEnvironment).toHaveProperty('JWT_SECRET_ARN');
+    const jobSecrets = statementsOfFunction(configured.resources, jobId).filter((statement) => statement.Effect === 'Allow' && asArray(statement.Action).includes('secretsmanager:GetSecretValue'));
+    expect(jobSecrets.some((statement) => JSON.stringify(statement.Resource).includes(secretId))).toBe(true);
     // Where the operator puts the keys: the ARN only.
     expect(configured.template.toJSON().Outputs.ProviderSecretArn.Value).toEqual({ Ref: secretId });
     // No variable holds Apple's key or a WeChat secret.

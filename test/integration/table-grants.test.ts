@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { handler as resumeAccountPurgesJob } from '../../functions/jobs/resume-account-purges';
+import { handler as revokeAppleTokensJob } from '../../functions/jobs/revoke-apple-tokens';
 import { matchResource } from '../../infra/local/server';
 import { endAccount } from '../../shared/db/account-deletion';
 import { findUserById } from '../../shared/db/users-repository';
@@ -383,6 +384,18 @@ beforeAll(async () => {
     expect((await google('4343', linkedEmail)).status).toBe(200);
     api.clock.advance(api.config.SESSION_IDLE_DAYS * 86_400 + 60);
     for (const run of runs) expect((await run()).status).toBe(200);
+    // The Apple account deleted (its token recorded for revocation): the job's run that Apple
+    // fails counts the attempt (UpdateItem), the next revokes it (DeleteItem).
+    const appleAccount = await apple('000001.grants');
+    expect((await call(api, 'DELETE', '/api/users/me', { token: appleAccount.body.token })).status).toBe(200);
+    current = jobLabel('revoke-apple-tokens');
+    try {
+      standIns.apple.failRevocations(1);
+      expect((await revokeAppleTokensJob.withContext(api.context)()).failed).toBe(1);
+      expect((await revokeAppleTokensJob.withContext(api.context)()).revoked).toBe(1);
+    } finally {
+      current = undefined;
+    }
   });
 }, 180_000);
 
