@@ -209,6 +209,16 @@ export const routes = [
     providerSecret: true,
     dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
+  // Apple's server-to-server notifications (issue 38): Apple's signature is the credential. The
+  // owner and identity items, the profile; sessions by Query and ended (UpdateItem, DeleteItem);
+  // the link removed; the relay address's marker; an Apple-only account deleted as the owner's
+  // deletion does (PutItem: its purge marker; Query and BatchWriteItem: its purge).
+  route('POST', '/api/auth/apple/notifications', 'functions/social/apple-notifications.ts', {
+    auth: 'none',
+    table: 'read-write',
+    providers: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] },
+  }),
   route('GET', '/api/users/me', 'functions/users/get-me.ts', { dynamodb: { actions: ['GetItem'] } }),
   route('PATCH', '/api/users/me', 'functions/users/update-me.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem'] } }),
   // The person's whole data, one bounded page at a time (issue 31).

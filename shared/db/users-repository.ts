@@ -125,6 +125,12 @@ export async function findUserAndIdentitiesForToken(db: Database, token: TokenSu
   return profileHonours(result.Item, token) ? { user: toUser(result.Item!), socialSubjects: socialMarkersOf(result.Item!) } : undefined;
 }
 
+/** The account and its linked social identities' subjects by provider, whatever token (Apple's notifications). */
+export async function findUserAndIdentities(db: Database, userId: number): Promise<{ user: UserRecord; socialSubjects: Record<string, string> } | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(userId), ConsistentRead: true }));
+  return result.Item ? { user: toUser(result.Item), socialSubjects: socialMarkersOf(result.Item) } : undefined;
+}
+
 /** What the profile knows of an account's sessions: which are marked, and its revision. */
 export interface SessionBook {
   tokenVersion: number;
@@ -167,17 +173,47 @@ export async function findUserIdByIdentity(db: Database, kind: IdentityKind, val
  * for its codes (null for none, or no account) and whether support disabled it (no code is sent
  * then). Both are copied onto the identity marker, so this is one read, account or not.
  */
-export async function findIdentityForCode(db: Database, kind: IdentityKind, value: string): Promise<{ locale: string | null; disabled: boolean }> {
+export async function findIdentityForCode(db: Database, kind: IdentityKind, value: string): Promise<{ locale: string | null; disabled: boolean; undeliverable: boolean }> {
   const result = await db.client.send(
     new GetCommand({
       TableName: db.tableName,
       Key: keys.identity(kind, value),
-      ProjectionExpression: '#locale, #disabled',
-      ExpressionAttributeNames: { '#locale': 'locale', '#disabled': DISABLED_ATTRIBUTE },
+      ProjectionExpression: '#locale, #disabled, #undeliverable',
+      ExpressionAttributeNames: { '#locale': 'locale', '#disabled': DISABLED_ATTRIBUTE, '#undeliverable': UNDELIVERABLE_ATTRIBUTE },
       ConsistentRead: true,
     }),
   );
-  return { locale: typeof result.Item?.locale === 'string' ? result.Item.locale : null, disabled: result.Item?.[DISABLED_ATTRIBUTE] !== undefined };
+  return {
+    locale: typeof result.Item?.locale === 'string' ? result.Item.locale : null,
+    disabled: result.Item?.[DISABLED_ATTRIBUTE] !== undefined,
+    undeliverable: result.Item?.[UNDELIVERABLE_ATTRIBUTE] !== undefined,
+  };
+}
+
+/**
+ * The e-mail marker's attribute that Apple's `email-disabled` sets (the time, ISO 8601) and
+ * `email-enabled` removes: mail to that private relay address reaches nobody, so no code is sent
+ * to it (findIdentityForCode reads it with the rest, one read as before).
+ */
+export const UNDELIVERABLE_ATTRIBUTE = 'undeliverableAt';
+
+/** Marks an account's e-mail address deliverable or not, only while its marker names that account. */
+export async function markEmailDeliverable(db: Database, userId: number, email: string, deliverable: boolean, at: string): Promise<void> {
+  try {
+    await db.client.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.identity('email', email),
+        UpdateExpression: deliverable ? 'REMOVE #undeliverable' : 'SET #undeliverable = :at',
+        // The address may have left the account (changed, or the account deleted and the address taken anew).
+        ConditionExpression: 'userId = :me',
+        ExpressionAttributeNames: { '#undeliverable': UNDELIVERABLE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':me': userId, ...(deliverable ? {} : { ':at': at }) },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
 }
 
 export async function findUserByIdentity(db: Database, kind: IdentityKind, value: string): Promise<UserRecord | undefined> {

@@ -35,6 +35,12 @@ export async function sendCode(ctx: ServiceContext, target: Target, requested: L
     ctx.log.info('code not sent: account disabled', { target: maskTarget(target.value) });
     return;
   }
+  if (holder.undeliverable) {
+    // Apple said mail to this private relay address reaches nobody (its `email-disabled`): the
+    // code would be lost, and the caller gets the ordinary answer, as for any target.
+    ctx.log.info('code not sent: address not deliverable', { target: maskTarget(target.value) });
+    return;
+  }
   const locale = requested ?? chooseLocale(holder.locale ?? undefined, undefined);
   const { codeHashKey } = await ctx.keys();
   const now = clock.now();

@@ -296,6 +296,16 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       return { body: { code: bench.standIns.wechat.issue({ appId, subject }).code } };
     },
   },
+  // Apple's consent-revoked for an account made by Sign in with Apple (not measured): its session ends and Apple is unlinked.
+  'POST /api/auth/apple/notifications': {
+    prepare: async ({ bench }) => {
+      const sub = `000002.bench${counter++}`;
+      const { nonce } = await bench.call<{ nonce: string }>('POST /api/auth/social/nonce');
+      const issued = await bench.standIns.apple.issue({ sub, clientId: BENCH_SOCIAL_IDS.appleClientId, email: `${sub}@privaterelay.appleid.com`, isPrivateEmail: true, nonce: nonceHash(nonce) });
+      await bench.call('POST /api/auth/apple', { body: { ...issued, nonce } });
+      return { body: await bench.standIns.apple.notification(BENCH_SOCIAL_IDS.appleClientId, { type: 'consent-revoked', sub }) };
+    },
+  },
 };
 
 /** How many records one search page reads at most, and one more: a history longer than a page. */

@@ -252,7 +252,7 @@ describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-i
 
   it("gives the providers' settings, normalised, to the functions of routes with `providers` and to no other", () => {
     const withProviders = ALL_ROUTES.filter((route) => route.providers);
-    expect(withProviders.map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/google', 'POST /api/auth/social/nonce', 'POST /api/auth/wechat']);
+    expect(withProviders.map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/apple/notifications', 'POST /api/auth/google', 'POST /api/auth/social/nonce', 'POST /api/auth/wechat']);
     for (const route of withProviders) {
       expect(environmentOf(configured, route), routeId(route)).toMatchObject({
         APPLE_CLIENT_IDS: 'com.example.captions,com.example.captions.web',

@@ -558,6 +558,7 @@ describe('social sign-in', () => {
       for (const [path, body] of [
         ['/api/auth/apple', { identityToken: 'x', authorizationCode: 'y', nonce: 'z' }],
         ['/api/auth/wechat', { code: 'x' }],
+        ['/api/auth/apple/notifications', { payload: 'x' }],
       ] as const) {
         const answer = await plain.request('POST', path, { body });
         checkAgainstDocument('POST', path, answer);
@@ -582,6 +583,16 @@ describe('social sign-in', () => {
       standIns.google.keys.unreachable = false;
       await plain.close();
     }
+  });
+});
+
+describe('POST /api/auth/apple/notifications', () => {
+  it('200, 400, 401, 413 (404 and 503: with the other providers above)', async () => {
+    const sub = `000005.${Date.now()}`;
+    expect((await call('POST', '/api/auth/apple/notifications', { body: await standIns.apple.notification(SOCIAL.apple, { type: 'email-enabled', sub }) })).status).toBe(200);
+    expect((await call('POST', '/api/auth/apple/notifications', { body: {} })).status).toBe(400);
+    expect((await call('POST', '/api/auth/apple/notifications', { body: await standIns.apple.notification('com.attacker.app', { type: 'account-delete', sub }) })).status).toBe(401);
+    expect((await call('POST', '/api/auth/apple/notifications', tooLarge())).status).toBe(413);
   });
 });
 

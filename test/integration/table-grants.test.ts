@@ -397,6 +397,21 @@ beforeAll(async () => {
       current = undefined;
     }
   });
+  // Apple's notifications: consent-revoked (sessions ended, the link removed), email-disabled (the
+  // identity and the relay address's marker), account-delete of an Apple-only account (deleted and purged).
+  await socialWorld(async (api, standIns) => {
+    const notify = async (type: string, sub: string, email?: string) =>
+      call(api, 'POST', '/api/auth/apple/notifications', { body: await standIns.apple.notification(SOCIAL.apple, { type, sub, ...(email ? { email } : {}) }) });
+    const appleAccount = async (sub: string) => {
+      const issued = await api.request('POST', '/api/auth/social/nonce');
+      const credential = await standIns.apple.issue({ sub, clientId: SOCIAL.apple, email: `${sub}@privaterelay.appleid.com`, isPrivateEmail: true, nonce: nonceHash(issued.body.nonce) });
+      expect((await api.request('POST', '/api/auth/apple', { body: { ...credential, nonce: issued.body.nonce } })).status).toBe(200);
+    };
+    for (const sub of ['000003.grants', '000004.grants']) await appleAccount(sub);
+    expect((await notify('email-disabled', '000003.grants', '000003.grants@privaterelay.appleid.com')).status).toBe(200);
+    expect((await notify('consent-revoked', '000003.grants')).status).toBe(200);
+    expect((await notify('account-delete', '000004.grants')).status).toBe(200);
+  });
 }, 180_000);
 
 afterAll(async () => {

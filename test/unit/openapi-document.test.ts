@@ -123,8 +123,8 @@ describe('each operation', () => {
   it('requires the bearer token exactly where the route table says, and then documents 401', () => {
     each((operation, route) => {
       expect(operation.security).toEqual(route.auth === 'bearer' ? [{ bearerAuth: [] }] : []);
-      // The public operations with a 401: a refresh token that does not refresh, a passkey or a provider's credential that does not verify.
-      const refusesCredential = ['/api/auth/token/refresh', '/api/auth/passkey/verify', '/api/auth/apple', '/api/auth/google', '/api/auth/wechat'].includes(route.path);
+      // The public operations with a 401: a refresh token that does not refresh, a passkey or a provider's credential (or Apple's notification) that does not verify.
+      const refusesCredential = ['/api/auth/token/refresh', '/api/auth/passkey/verify', '/api/auth/apple', '/api/auth/google', '/api/auth/wechat', '/api/auth/apple/notifications'].includes(route.path);
       expect(Boolean(operation.responses['401'])).toBe(route.auth === 'bearer' || refusesCredential);
     });
   });

@@ -414,6 +414,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/apple/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Apple's server-to-server notifications
+         * @description The address to give Apple as the Sign in with Apple server-to-server notification endpoint. The `payload` is verified against Apple’s keys (`aud` one of the configured client ids): `consent-revoked` unlinks Apple and ends every session of the account; `account-delete` does the same, and deletes the account when Apple was its only way in; `email-disabled` / `email-enabled` mark the private relay address as not deliverable (no codes are sent to it) or deliverable again. Any other event, or a person no account is linked to, is acknowledged and changes nothing. See docs/social-sign-in.md.
+         */
+        post: operations["socialAppleNotifications"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me": {
         parameters: {
             query?: never;
@@ -3004,6 +3024,77 @@ export interface operations {
             };
             401: components["responses"]["SocialCredentialInvalid"];
             403: components["responses"]["AccountDisabled"];
+            404: components["responses"]["ProviderNotConfigured"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    socialAppleNotifications: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The notification, a JWS Apple signed (its `events` claim names the event and the person) */
+                    payload: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            401: components["responses"]["SocialCredentialInvalid"];
             404: components["responses"]["ProviderNotConfigured"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];

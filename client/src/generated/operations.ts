@@ -16,6 +16,7 @@ export const PUBLIC_OPERATIONS: readonly string[] = [
   'POST /auth/apple',
   'POST /auth/google',
   'POST /auth/wechat',
+  'POST /auth/apple/notifications',
 ];
 
 /** POST paths that accept `Idempotency-Key`: safe to send again with the same key. */
