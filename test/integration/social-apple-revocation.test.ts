@@ -3,7 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as revokeAppleTokensJob } from '../../functions/jobs/revoke-apple-tokens';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { APPLE_REVOCATION_LIMIT_DAYS } from '../../shared/db/apple-revocations-repository';
+import { deleteAccountForSupport } from '../../shared/admin/admin-service';
 import { keys } from '../../shared/db/keys';
+import { InvocationMetrics } from '../../shared/ports/metrics';
+import type { ServiceContext } from '../../shared/service-context';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { appleSignIn, startSocialApi } from '../support/social';
@@ -112,6 +115,27 @@ describe('deleting an account with Apple', () => {
     expect(metric('AppleRevocationsAbandoned')).toBeGreaterThan(abandoned);
     expect(await revocationOf(account.userId, account.subject)).toBeUndefined();
     expect(standIns.apple.liveRefreshTokens.has(account.appleToken)).toBe(true);
+  });
+
+  it("records it the same way when support deletes the account (deleteAccountForSupport, the owner's path)", async () => {
+    const account = await appleAccount();
+    const app = api.context;
+    const ctx: ServiceContext = {
+      config: app.config,
+      clock: app.clock,
+      db: app.db,
+      keys: () => app.keys(),
+      providerSecrets: () => app.providerSecrets(),
+      codeSender: app.codeSender,
+      log: app.logging.logger(),
+      metrics: new InvocationMetrics(),
+      remainingTimeMs: () => 60_000,
+    };
+    await deleteAccountForSupport(ctx, account.userId);
+    expect(await revocationOf(account.userId, account.subject)).toMatchObject({ userId: account.userId, attempts: 0 });
+    await runJob();
+    expect(standIns.apple.revoked).toContain(account.appleToken);
+    expect(await revocationOf(account.userId, account.subject)).toBeUndefined();
   });
 
   it('records nothing for an account without Apple', async () => {
