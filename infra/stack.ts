@@ -42,7 +42,7 @@ import type { DeployedRoute, ServiceAreaProps } from './constructs/service-area'
 import { MaintenanceAnswer } from './constructs/maintenance-answer';
 
 export type { DeployedRoute };
-import { readStageSettings } from './stage-settings';
+import { ADMIN_SETTINGS, readStageSettings } from './stage-settings';
 import type { StageSettings } from './stage-settings';
 
 /** scrypt at the contract's parameters takes ~0.5 s on a full vCPU; a login may hash twice (upgrade). */
@@ -128,7 +128,7 @@ export class ServiceStack extends Stack {
       ses: settings.ses,
     };
     const functionEnvironment = (needs: Needs): Record<string, string> => ({
-      ...settings.environment,
+      ...Object.fromEntries(Object.entries(settings.environment).filter(([key]) => (needs as { auth?: string }).auth === 'iam' || !(ADMIN_SETTINGS as readonly string[]).includes(key))),
       // Apple's, Google's and WeChat's client ids and addresses: only where a route talks to them.
       ...(needs.providers ? settings.providerEnvironment : {}),
       TABLE_NAME: this.table.tableName,
@@ -231,9 +231,11 @@ export class ServiceStack extends Stack {
         passwordHashingTimeout: PASSWORD_HASHING_TIMEOUT,
         alarmTopicArn: settings.alarmTopicArn,
       });
-      // The support team's policies for the /admin routes (issue 37), with their ARNs as outputs.
-      new SupportPolicies(this, 'SupportPolicies', { api: this.api, stageName: settings.stage, routes: allRoutes });
     }
+    // The support team's policies for the /admin routes (issue 37), with their ARNs as outputs. Kept
+    // in maintenance too (they name the API's ARNs, not its methods): a policy replaced gets a new
+    // ARN, and the roles and SSO permission sets it was attached to would lose it.
+    new SupportPolicies(this, 'SupportPolicies', { api: this.api, stageName: settings.stage, routes: allRoutes });
     this.acknowledgeApiFindings();
 
     // Sampling rules are matched by service name across the account; this one names this API's stage only.

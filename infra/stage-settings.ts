@@ -107,6 +107,8 @@ export const SERVICE_SETTINGS = [
   'WEBAUTHN_RP_ID',
   'WEBAUTHN_RP_NAME',
   'WEBAUTHN_ORIGINS',
+  // The admin API's audit trail (issue 37): only its functions receive it (ADMIN_SETTINGS).
+  'AUDIT_RETENTION_DAYS',
 ] as const satisfies readonly (keyof Config)[];
 
 /**
@@ -126,6 +128,9 @@ export const PROVIDER_SETTINGS = [
   'WECHAT_API_URL',
   'PROVIDER_KEYS_COOLDOWN_SECONDS',
 ] as const satisfies readonly (keyof Config)[];
+
+/** Settings only the support team's `/admin` functions (`auth: 'iam'`) read: the others do not receive them. */
+export const ADMIN_SETTINGS: readonly (typeof SERVICE_SETTINGS)[number][] = ['AUDIT_RETENTION_DAYS'];
 
 /** `no-reply@example.com` or `Captions <no-reply@example.com>`: display name, address, domain. */
 const FROM_ADDRESS = /^(?:([^<>]*)<\s*)?([^\s<>@]+@([^\s<>@]+\.[^\s<>@]+))\s*>?$/;

@@ -102,6 +102,11 @@ const route = <M extends HttpMethod, P extends string>(
 /** The prefix of the admin API's paths: never under /api, never in the public OpenAPI document. */
 export const ADMIN_PATH_PREFIX = '/admin/';
 
+/** An `/admin` route's needs: IAM-signed, the admin throttle, its support policy and its table actions (the audit entry's PutItem among them). */
+/* @__NO_SIDE_EFFECTS__ */
+const admin = (support: NonNullable<RouteDefinition['support']>, actions: readonly TableAction[], indexes?: readonly string[]) =>
+  ({ auth: 'iam', throttle: 'admin', support, table: 'read-write', dynamodb: { actions, ...(indexes ? { indexes } : {}) } }) as const;
+
 export const routes = [
   route('GET', '/api/health', 'functions/health/get.ts', { auth: 'none', table: 'read', dynamodb: { actions: ['GetItem'] } }),
   // The API reference, generated at build time (npm run generate:openapi) from these routes and their schemas.
@@ -269,6 +274,22 @@ export const routes = [
   route('GET', '/api/behavior/voice-provider', 'functions/behavior/list-voice-provider.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/behavior/language-choice', 'functions/behavior/list-language-choice.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/behavior/stats', 'functions/behavior/stats.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  // The support team's admin API (issue 37, docs/support.md): IAM-signed, each audited (its PutItem is the audit entry,
+  // append-only: infra/constructs/grants.ts denies updating or deleting one), in the managed policy `support` names.
+  // The account's view: the profile, its identity or serial marker, the purge marker, login failures and usage total
+  // by key; passkeys and sessions by Query; devices by ByCreated.
+  route('GET', '/admin/users', 'functions/admin/find-user.ts', admin('read', ['GetItem', 'Query', 'PutItem'], ['ByCreated'])),
+  // The view before and after, and one transaction on the profile (and for disable and enable its e-mail and phone markers).
+  route('POST', '/admin/users/{userId}/sign-out', 'functions/admin/sign-out.ts', admin('write', ['GetItem', 'Query', 'UpdateItem', 'PutItem'], ['ByCreated'])),
+  // DeleteItem: the login-failures item.
+  route('POST', '/admin/users/{userId}/unlock', 'functions/admin/unlock.ts', admin('write', ['GetItem', 'Query', 'DeleteItem', 'PutItem'], ['ByCreated'])),
+  route('POST', '/admin/users/{userId}/disable', 'functions/admin/disable.ts', admin('write', ['GetItem', 'Query', 'UpdateItem', 'PutItem'], ['ByCreated'])),
+  route('POST', '/admin/users/{userId}/enable', 'functions/admin/enable.ts', admin('write', ['GetItem', 'Query', 'UpdateItem', 'PutItem'], ['ByCreated'])),
+  // As DELETE /api/users/me (the owner's own deletion), after reading the profile.
+  route('DELETE', '/admin/users/{userId}', 'functions/admin/delete-user.ts', admin('delete', ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'])),
+  // The serial's owner marker read, then it and the owner's device item deleted in one transaction.
+  route('DELETE', '/admin/devices/{sn}', 'functions/admin/release-device.ts', admin('write', ['GetItem', 'DeleteItem', 'PutItem'])),
+  route('GET', '/admin/audit', 'functions/admin/audit.ts', admin('read', ['Query', 'PutItem'])),
 ] as const satisfies readonly RouteDefinition[];
 
 /** The JWT authorizer in front of every `bearer` route. Reads token versions to honour revocation. */

@@ -1,4 +1,5 @@
-import { CfnOutput, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -36,10 +37,16 @@ export class SupportPolicies extends Construct {
         description,
         statements: [new PolicyStatement({ actions: ['execute-api:Invoke'], resources: routes.map((route) => invokeArnOf(props.api, route, props.stageName)) })],
       });
-      Validations.of(policy).acknowledge({
-        id: 'AwsSolutions-IAM5',
-        reason: `A path parameter of an execute-api ARN can only be a wildcard: ${routes.map(routeId).join(', ')}, each exactly its method and path`,
-      });
+      // cdk-nag names each wildcard resource (a path parameter) as a finding of its own, by the API's logical id.
+      const stack = Stack.of(props.api);
+      const apiId = stack.resolve(stack.getLogicalId(props.api.node.defaultChild as CfnElement)) as string;
+      for (const route of routes.filter((candidate) => candidate.path.includes('{'))) {
+        const resource = `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiId}>/${props.stageName}/${route.method}${route.path.replace(/\{\w+\}/g, '*')}`;
+        Validations.of(policy).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${resource}]`,
+          reason: `A path parameter of an execute-api ARN can only be a wildcard: ${routeId(route)}, exactly its method and path`,
+        });
+      }
       new CfnOutput(scope, `${name}PolicyArn`, { value: policy.managedPolicyArn, description: `${description}: attach to a role or SSO permission set` });
       this.policies[group] = policy;
     }

@@ -23,6 +23,8 @@ export interface AdminRequest {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** A body sent (and signed) as it is, instead of `body` as JSON: tests of what the API refuses. */
+  rawBody?: string;
 }
 
 export interface SignedRequest {
@@ -44,7 +46,7 @@ export async function signAdminRequest(options: AdminClientOptions, request: Adm
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
   // A stage URL carries the stage as its first segment: the signed path is the whole path.
   const path = `${base.pathname.replace(/\/$/, '')}${request.path}`;
-  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const body = request.rawBody ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
   const signer = new SignatureV4({ service: 'execute-api', region: options.region, credentials: options.credentials, sha256: Hash.bind(null, 'sha256') });
   const signed = await signer.sign({
     method: request.method,

@@ -3,10 +3,14 @@ import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import type { AdminUser } from '../../shared/admin/admin-service';
 import { DEFAULT_LOCAL_ADMIN_CREDENTIALS } from '../local/sigv4-check';
 import { sendAdminRequest } from './admin-client';
 import type { AdminClientOptions, AdminRequest, AdminResponse } from './admin-client';
+import type { components } from './admin-api.generated';
+
+/** The answers' shapes, from the admin API's OpenAPI document (npm run generate:openapi). */
+type Schemas = components['schemas'];
+type AdminUser = Schemas['AdminUser'];
 
 /**
  * The support CLI (issue 37, docs/support.md): `npm run admin -- <command> [options]`.
@@ -133,13 +137,13 @@ export function table(rows: readonly Record<string, unknown>[], columns: readonl
 /** The readable form of an answer. */
 function readable(command: string, response: AdminResponse): string[] {
   if (command === 'audit') {
-    const lines = table(response.body as Record<string, unknown>[], ['at', 'operation', 'userId', 'sn', 'status', 'actor', 'reason']);
+    const lines = table(response.body as Schemas['AdminAuditEntry'][], ['at', 'operation', 'userId', 'sn', 'status', 'actor', 'reason']);
     const next = response.headers.get('x-next-cursor');
     return next ? [...lines, `more: --cursor ${next}`] : lines;
   }
-  if (command === 'delete') return [String((response.body as { message: string }).message)];
+  if (command === 'delete') return [(response.body as Schemas['Success']).message];
   if (command === 'release-device') {
-    const released = response.body as { sn: string; userId: number };
+    const released = response.body as Schemas['AdminReleasedDevice'];
     return [`Serial ${released.sn} released from user ${released.userId}.`];
   }
   const body = response.body as AdminUser;

@@ -11,6 +11,8 @@ import type { JobDefinition, RouteDefinition } from '../../shared/routes';
  * them. `npm run docs:generate` writes them; test/unit/docs-generated.test.ts compares them.
  */
 export const OPENAPI_DOCUMENT_FILE = 'shared/http/openapi-document.generated.json';
+/** The support team's admin API has its own document (issue 37): the app's does not list it. */
+export const ADMIN_OPENAPI_DOCUMENT_FILE = 'shared/http/admin-openapi-document.generated.json';
 
 interface OpenApiOperation {
   summary?: string;
@@ -19,10 +21,11 @@ interface OpenApiOperation {
 type OpenApiDocument = { info: { description?: string }; paths: Record<string, Record<string, OpenApiOperation>> };
 
 const readOpenApi = (): OpenApiDocument => JSON.parse(readFileSync(join(PROJECT_ROOT, OPENAPI_DOCUMENT_FILE), 'utf8')) as OpenApiDocument;
+const readAdminOpenApi = (): OpenApiDocument => JSON.parse(readFileSync(join(PROJECT_ROOT, ADMIN_OPENAPI_DOCUMENT_FILE), 'utf8')) as OpenApiDocument;
 
-/** The document's operation of a route (its paths are relative to `/api`), if the document has it yet. */
+/** The document's operation of a route (its paths are relative to `/api`; the admin document's are whole), if the document has it yet. */
 function operationOf(document: OpenApiDocument, route: RouteDefinition): OpenApiOperation | undefined {
-  return document.paths[route.path.replace(/^\/api/, '')]?.[route.method.toLowerCase()];
+  return document.paths[route.path.replace(/^\/api(?=\/)/, '')]?.[route.method.toLowerCase()];
 }
 
 const takesIdempotencyKey = (operation: OpenApiOperation | undefined) =>
@@ -32,18 +35,29 @@ const takesIdempotencyKey = (operation: OpenApiOperation | undefined) =>
 const authMark = (auth: string) => (auth === 'bearer' ? '🔒' : auth === 'none' ? '' : `\`${auth}\``);
 
 /** docs/api.md: every operation of the route table, with its summary from the OpenAPI document. */
-export function routesSection(document: OpenApiDocument = readOpenApi()): string {
-  const rows = routes.map((route: RouteDefinition) => {
-    const operation = operationOf(document, route);
+export function routesSection(document: OpenApiDocument = readOpenApi(), adminDocument: OpenApiDocument = readAdminOpenApi()): string {
+  const row = (route: RouteDefinition) => {
+    const operation = operationOf(route.auth === 'iam' ? adminDocument : document, route);
     const notes = [route.throttle === 'strict' ? 'strict' : '', takesIdempotencyKey(operation) ? '`Idempotency-Key`' : ''].filter(Boolean).join(', ');
     return `| ${route.method} | \`${route.path}\` | ${authMark(route.auth)} | ${operation?.summary ?? '(not in the OpenAPI document yet: npm run generate:openapi)'} | ${notes} |`;
-  });
+  };
+  const app = routes.filter((route: RouteDefinition) => route.auth !== 'iam');
+  const admin = routes.filter((route: RouteDefinition) => route.auth === 'iam');
+  const header = ['| method | path | auth | what | notes |', '|---|---|---|---|---|'];
   return [
-    `${routes.length} operations; each also answers at \`${versionedPaths('/api/…')[1]}\`.`,
+    `${app.length} operations; each also answers at \`${versionedPaths('/api/…')[1]}\`.`,
     '',
-    '| method | path | auth | what | notes |',
-    '|---|---|---|---|---|',
-    ...rows,
+    ...header,
+    ...app.map(row),
+    ...(admin.length === 0
+      ? []
+      : [
+          '',
+          `And ${plural(admin.length, 'operation')} of the support team's admin API, IAM-signed (\`iam\`), without an alias, in a document of its own (\`${ADMIN_OPENAPI_DOCUMENT_FILE}\`), not in the app's reference ([support](support.md)):`,
+          '',
+          ...header,
+          ...admin.map(row),
+        ]),
     '',
   ].join('\n');
 }
@@ -70,9 +84,10 @@ export function summarySection(): string {
 /** docs/architecture.md: the count of functions by kind. */
 export function functionCountSection(): string {
   const bearer = routes.filter((route) => route.auth === 'bearer').length;
+  const iam = routes.filter((route) => route.auth === 'iam').length;
   return (
     `The stack deploys ${functionCount()} Lambda functions: ${plural(routes.length, 'route')} (${bearer} behind the authorizer, ` +
-    `${routes.length - bearer} public), the authorizer (\`${authorizer.entry}\`) and ${plural(jobs.length, 'scheduled job')}.\n`
+    `${iam > 0 ? `${iam} IAM-signed for support, ` : ''}${routes.length - bearer - iam} public), the authorizer (\`${authorizer.entry}\`) and ${plural(jobs.length, 'scheduled job')}.\n`
   );
 }
 

@@ -40,6 +40,8 @@ import type { TableAction } from '../../shared/routes';
 /** How a request without credentials is refused, per `auth` kind; `callerIsUser`: the caller is an account (isolation applies). */
 export const AUTH_KINDS: Record<string, { unauthenticatedStatus: number; callerIsUser: boolean } | undefined> = {
   bearer: { unauthenticatedStatus: 401, callerIsUser: true },
+  // The support team's /admin routes (issue 37): unsigned requests are refused by the gateway's AWS_IAM (the local server's SigV4 check).
+  iam: { unauthenticatedStatus: 403, callerIsUser: false },
   none: undefined,
 };
 

@@ -34,12 +34,23 @@ import { PROJECT_ROOT } from '../project-root';
 export const API_PREFIX = '/api';
 export const GENERATED_DOCUMENT = join(PROJECT_ROOT, 'shared', 'http', 'openapi-document.generated.json');
 export const GENERATED_DATA_MODULE = join(PROJECT_ROOT, 'shared', 'http', 'openapi-document-data.ts');
+/**
+ * The support team's admin API (`/admin/...`, `auth: 'iam'`, issue 37) has a document of its own,
+ * beside the public one and never served: the public document (and /docs) does not list it. The
+ * support CLI's types are generated from it (ADMIN_TYPES_MODULE, by `npm run generate:openapi`).
+ */
+export const GENERATED_ADMIN_DOCUMENT = join(PROJECT_ROOT, 'shared', 'http', 'admin-openapi-document.generated.json');
+export const ADMIN_TYPES_MODULE = join(PROJECT_ROOT, 'infra', 'tools', 'admin-api.generated.ts');
+
+/** `public`: every route but the admin API's (GET /api/openapi.json serves it); `admin`: the `iam` routes only. */
+export type DocumentKind = 'public' | 'admin';
+export const routesOf = (kind: DocumentKind): RouteDefinition[] => routes.filter((route) => (route.auth === 'iam') === (kind === 'admin'));
 
 export type JsonSchema = Record<string, unknown>;
 export interface OpenApiDocument {
   openapi: string;
   info: Record<string, unknown>;
-  servers: { url: string; description: string }[];
+  servers: { url: string; description: string; variables?: Record<string, { default: string }> }[];
   tags: { name: string; description: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: Record<string, Record<string, unknown>>;
@@ -60,8 +71,9 @@ export interface Operation {
   'x-writes-nothing'?: true;
 }
 
-/** The document path of a route: `/api/devices/{sn}` -> `/devices/{sn}`. */
+/** The document path of a route: `/api/devices/{sn}` -> `/devices/{sn}`; an admin route's is its own (`/admin/users`). */
 export function documentPath(routePath: string): string {
+  if (routePath.startsWith('/admin/')) return routePath;
   if (!routePath.startsWith(`${API_PREFIX}/`)) throw new Error(`${routePath} is not under ${API_PREFIX}/`);
   return routePath.slice(API_PREFIX.length);
 }
@@ -85,6 +97,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   behavior: { name: 'Behavior', description: 'Logins and interface choices the app records, and their statistics.' },
   health: { name: 'Service', description: 'Health (the table can be read) and this reference.' },
   openapi: { name: 'Service', description: '' },
+  admin: { name: 'Support', description: 'The support team\'s operations on accounts and serials, IAM-signed and audited (docs/support.md).' },
 };
 
 /** Every domain error class of shared/errors.ts, by its `error` name, with what it declares. */
@@ -115,8 +128,18 @@ const GATEWAY_ERRORS: Record<string, domainErrors.ErrorDeclaration> = {
   },
 };
 
+/** The gateway's refusals of the admin API's requests (AWS_IAM), in its document only. */
+const ADMIN_GATEWAY_ERRORS: Record<string, domainErrors.ErrorDeclaration> = {
+  FORBIDDEN: {
+    code: 'FORBIDDEN',
+    http: { status: GATEWAY_RESPONSES.INVALID_SIGNATURE.status, code: GATEWAY_RESPONSES.INVALID_SIGNATURE.body.code },
+    description:
+      'the request is not signed (Signature Version 4, service `execute-api`), is signed wrongly or for another request, is dated more than 15 minutes away, or its signer may not call this operation',
+  },
+};
+
 /** What each `error` means to a caller, and its HTTP status and body code: the handlers' and the gateway's. */
-const ERRORS: Record<string, domainErrors.ErrorDeclaration> = { ...DECLARED, ...GATEWAY_ERRORS };
+const ERRORS: Record<string, domainErrors.ErrorDeclaration> = { ...DECLARED, ...GATEWAY_ERRORS, ...ADMIN_GATEWAY_ERRORS };
 const ERROR_MEANINGS: Record<string, string> = Object.fromEntries(Object.entries(ERRORS).map(([name, error]) => [name, error.description]));
 const ERROR_STATUS: Record<string, { status: number; code: number }> = Object.fromEntries(
   Object.entries(ERRORS).map(([name, error]) => [name, error.http]),
@@ -132,6 +155,7 @@ const RETRY_AFTER_ERRORS = new Set(
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
   410: 'Gone',
@@ -350,6 +374,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   if (definition.body) ['INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'].forEach((name) => errorNames.add(name));
   if (definition.query || definition.params || idempotent) errorNames.add('VALIDATION_FAILED');
   if (route.auth === 'bearer') errorNames.add('UNAUTHORIZED');
+  if (route.auth === 'iam') errorNames.add('FORBIDDEN');
   if (idempotent) errorNames.add('IDEMPOTENCY_KEY_REUSED');
   for (const name of definition.docs.errors ?? []) errorNames.add(name);
   if (route.sender) errorNames.add('DELIVERY_FAILED');
@@ -396,7 +421,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     tags: [tagOf(route).name],
     summary: definition.docs.summary,
     ...(description.length > 0 ? { description: description.join('\n\n') } : {}),
-    security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
+    security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'iam' ? [{ sigv4: [] }] : [],
     ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
@@ -405,7 +430,7 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
 }
 
 function introduction(): string {
-  const errorRows = Object.keys(ERROR_MEANINGS).map((name) => {
+  const errorRows = Object.keys(ERROR_MEANINGS).filter((name) => !ADMIN_GATEWAY_ERRORS[name]).map((name) => {
     const { status, code } = ERROR_STATUS[name]!;
     return `| ${status} | ${code} | \`${name}\` | ${ERROR_MEANINGS[name]} |`;
   });
@@ -432,10 +457,24 @@ function introduction(): string {
   ].join('\n');
 }
 
+function adminIntroduction(): string {
+  return [
+    'The support team\'s admin API (docs/support.md): look an account up, sign it out, unlock, disable or enable it, delete it on an erasure request, release a serial, read the audit trail. ' +
+      'Not part of the app\'s API: its paths are under `<base>/admin/...` (no `/v1` alias) and the app\'s reference does not list them.',
+    '',
+    '**Authentication.** Every request is signed with Signature Version 4 for service `execute-api` (API Gateway\'s `AWS_IAM`) by an IAM principal whose policy allows the operation ' +
+      '(the stack\'s SupportRead, SupportWrite and SupportDelete managed policies); `npm run admin` signs with the AWS SDK. A bearer token is refused (403 `FORBIDDEN`).',
+    '',
+    '**Audit.** Every request that reaches an operation, answered or refused, writes one audit entry (`GET /admin/audit`). Every change takes `{"reason": "..."}` (1 to 500 characters, not blank).',
+    '',
+    '**Errors.** As the app\'s API: `{code, message, error}`; program against `error`.',
+  ].join('\n');
+}
+
 /** Every route's handler module, as the local server loads them. */
-export async function loadHandlers(): Promise<ProxyHandler[]> {
+export async function loadHandlers(kind: DocumentKind | 'all' = 'all'): Promise<ProxyHandler[]> {
   return Promise.all(
-    routes.map(async (route) => {
+    (kind === 'all' ? routes : routesOf(kind)).map(async (route) => {
       const module = (await import(pathToFileURL(join(PROJECT_ROOT, route.entry)).href)) as { handler: ProxyHandler };
       if (!module.handler?.definition) throw new Error(`${route.entry} does not export an endpoint handler`);
       return module.handler;
@@ -443,44 +482,65 @@ export async function loadHandlers(): Promise<ProxyHandler[]> {
   );
 }
 
-export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
+export async function buildOpenApiDocument(kind: DocumentKind = 'public'): Promise<OpenApiDocument> {
   const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
   const converter = new SchemaConverter();
   converter.convert(errorBodySchema, 'output');
   const sharedResponses: Record<string, unknown> = {};
   const paths: OpenApiDocument['paths'] = {};
-  for (const handler of await loadHandlers()) {
+  for (const handler of await loadHandlers(kind)) {
     const path = documentPath(handler.route.path);
     (paths[path] ??= {})[handler.route.method.toLowerCase()] = operation(converter, sharedResponses, handler);
   }
-  const tags = [...new Map(Object.values(TAGS).filter((tag) => tag.description).map((tag) => [tag.name, tag])).values()];
+  const used = new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags)));
+  const tags = [...new Map(Object.values(TAGS).filter((tag) => tag.description && used.has(tag.name)).map((tag) => [tag.name, tag])).values()];
   const parameterComponents = Object.fromEntries(Object.values(HEADER_PARAMETERS).map(({ component, parameter }) => [component, parameter]));
   const sorted = <T>(record: Record<string, T>) => Object.fromEntries(Object.entries(record).sort(([a], [b]) => a.localeCompare(b)));
   return componentRefs({
     openapi: '3.1.0',
     info: {
-      title: 'Captioning account service',
+      title: kind === 'admin' ? 'Captioning account service: admin API' : 'Captioning account service',
       version,
-      description: introduction(),
+      description: kind === 'admin' ? adminIntroduction() : introduction(),
       // The service is the deploying team's own (package.json is private): no open-source license.
       license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'The team that deploys this service' },
     },
-    servers: [
-      { url: '.', description: 'Paths as the seed names them: <base>/api/...' },
-      { url: `./${VERSION_PREFIX.slice(API_PREFIX.length + 1)}`, description: 'The same operations, versioned: <base>/api/v1/...' },
-    ],
+    servers:
+      kind === 'admin'
+        ? [
+            {
+              url: '{base}',
+              description: 'The API\'s base: a stage\'s ApiUrl output (without its final slash), or the local server',
+              variables: { base: { default: 'http://localhost:8080' } },
+            },
+          ]
+        : [
+            { url: '.', description: 'Paths as the seed names them: <base>/api/...' },
+            { url: `./${VERSION_PREFIX.slice(API_PREFIX.length + 1)}`, description: 'The same operations, versioned: <base>/api/v1/...' },
+          ],
     tags,
     paths,
     components: {
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description: 'The token from `POST /verify-code/verify` or `POST /auth/login`.',
-        },
-      },
+      securitySchemes:
+        kind === 'admin'
+          ? {
+              sigv4: {
+                type: 'apiKey',
+                name: 'Authorization',
+                in: 'header',
+                'x-amazon-apigateway-authtype': 'awsSigv4',
+                description: 'Signature Version 4 for service `execute-api` (API Gateway `AWS_IAM`), by an IAM principal allowed to call the operation.',
+              },
+            }
+          : {
+              bearerAuth: {
+                type: 'http',
+                scheme: 'bearer',
+                bearerFormat: 'JWT',
+                description: 'The token from `POST /verify-code/verify` or `POST /auth/login`.',
+              },
+            },
       schemas: sorted(converter.components),
       responses: sorted(sharedResponses),
       parameters: parameterComponents,

@@ -19,7 +19,7 @@ import { LOGIN_LOCK_POLICY } from '../identity/account-service';
 import { isLive } from '../identity/session-service';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
-import type { AdminLookup } from './schemas';
+import type { AdminLookup } from './lookup';
 
 /**
  * Support's operations on accounts (issue 37, the `/admin` routes). Every answer is built here from

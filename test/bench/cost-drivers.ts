@@ -38,6 +38,9 @@ export const TRANSCRIPT_TEXT = Array.from(
 
 export const PASSWORD = 'a-Real-passphrase-42';
 
+/** Why support made a change: every /admin change takes one. */
+const SUPPORT_REASON = 'Ticket 4711: the owner asked';
+
 let counter = 0;
 const unique = (label: string) => `${label}-${process.pid}-${counter++}@example.com`;
 
@@ -304,6 +307,55 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       const issued = await bench.standIns.apple.issue({ sub, clientId: BENCH_SOCIAL_IDS.appleClientId, email: `${sub}@privaterelay.appleid.com`, isPrivateEmail: true, nonce: nonceHash(nonce) });
       await bench.call('POST /api/auth/apple', { body: { ...issued, nonce } });
       return { body: await bench.standIns.apple.notification(BENCH_SOCIAL_IDS.appleClientId, { type: 'consent-revoked', sub }) };
+    },
+  },
+  // The support team's admin API (issue 37): rare (a few tickets a day for the whole deployment), each one audit entry more.
+  // A lookup of the typical account: its view reads the profile, passkeys, sessions, devices, login failures and usage.
+  'GET /admin/users': { prepare: async ({ typical }) => ({ query: { email: typical.email } }) },
+  'POST /admin/users/{userId}/sign-out': {
+    prepare: async ({ fresh }) => ({ pathParameters: { userId: String((await fresh('admin-sign-out')).userId) }, body: { reason: SUPPORT_REASON } }),
+  },
+  'POST /admin/users/{userId}/unlock': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('admin-unlock');
+      // A wrong password first: there is a failure to clear.
+      await bench.invoke('POST /api/auth/login', { body: { email: account.email, password: 'not-the-password-42' } });
+      return { pathParameters: { userId: String(account.userId) }, body: { reason: SUPPORT_REASON } };
+    },
+  },
+  'POST /admin/users/{userId}/disable': {
+    prepare: async ({ fresh }) => ({ pathParameters: { userId: String((await fresh('admin-disable')).userId) }, body: { reason: SUPPORT_REASON } }),
+  },
+  'POST /admin/users/{userId}/enable': {
+    prepare: async ({ bench, fresh }) => {
+      const pathParameters = { userId: String((await fresh('admin-enable')).userId) };
+      await bench.call('POST /admin/users/{userId}/disable', { pathParameters, body: { reason: SUPPORT_REASON } });
+      return { pathParameters, body: { reason: SUPPORT_REASON } };
+    },
+  },
+  // An erasure request for an account like the owner's own deletion measures.
+  'DELETE /admin/users/{userId}': {
+    prepare: async ({ bench }) => {
+      const account = await seedAccount(bench, 'admin-delete', { devices: 1, transcriptions: 5, events: 5 });
+      return { pathParameters: { userId: String(account.userId) }, body: { reason: SUPPORT_REASON } };
+    },
+  },
+  'DELETE /admin/devices/{sn}': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('admin-release');
+      const sn = `CAP-${account.userId}-R`;
+      await bench.call('POST /api/devices', { account, body: { sn, mac: '00:1A:2B:3C:4D:60', productModel: 'Captions Glass 2' } });
+      return { pathParameters: { sn }, body: { reason: SUPPORT_REASON } };
+    },
+  },
+  // The first page of an account's trail after a lookup and a sign-out.
+  'GET /admin/audit': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('admin-audit');
+      const userId = String(account.userId);
+      await bench.call('GET /admin/users', { query: { userId } });
+      await bench.call('POST /admin/users/{userId}/sign-out', { pathParameters: { userId }, body: { reason: SUPPORT_REASON } });
+      return { query: { userId } };
     },
   },
 };

@@ -99,6 +99,8 @@ export const BENCH_SOCIAL_IDS = { appleClientId: 'com.example.bench', googleClie
 const STAGE = 'prod';
 const API_ID = 'a1b2c3d4e5';
 const ACCOUNT_ID = '123456789012';
+/** The signer of the /admin routes' requests (issue 37): a support person through an SSO role. */
+const SUPPORT_ACTOR = `arn:aws:sts::${ACCOUNT_ID}:assumed-role/AWSReservedSSO_Support_0123456789abcdef/support@example.com`;
 
 /**
  * One call of a handler on an event built beforehand (as API Gateway builds it before the function
@@ -275,10 +277,10 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
         httpMethod: route.method,
         identity: {
           accessKey: null,
-          accountId: null,
+          accountId: route.auth === 'iam' ? ACCOUNT_ID : null,
           apiKey: null,
           apiKeyId: null,
-          caller: null,
+          caller: route.auth === 'iam' ? SUPPORT_ACTOR : null,
           clientCert: null,
           cognitoAuthenticationProvider: null,
           cognitoAuthenticationType: null,
@@ -288,7 +290,8 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
           sourceIp: '203.0.113.7',
           user: null,
           userAgent: headers['User-Agent']!,
-          userArn: null,
+          // An /admin route (AWS_IAM): API Gateway names the signer, here a support person's SSO role.
+          userArn: route.auth === 'iam' ? SUPPORT_ACTOR : null,
         },
         path: `/${STAGE}${path}`,
         protocol: 'HTTP/1.1',

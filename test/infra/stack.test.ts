@@ -8,6 +8,8 @@ import { freePort } from '../../infra/local/dynamodb-local';
 import { AUTHORIZER_MEMORY_MB, RUNTIME, memoryMbOf } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
+import { AUDIT_PROTECTED_ACTIONS } from '../../infra/constructs/grants';
+import { SUPPORT_POLICIES } from '../../infra/constructs/support-policies';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
@@ -72,7 +74,7 @@ describe('routes', () => {
     expect(expected).toContain('POST /api/v1/auth/login');
   });
 
-  it('puts every Bearer route behind the TOKEN authorizer and no public route', () => {
+  it('puts every Bearer route behind the TOKEN authorizer, every /admin route behind AWS_IAM (never CUSTOM or NONE), no /api route behind AWS_IAM, and no public route behind either', () => {
     const [[authorizerId]] = ofType(resources, 'AWS::ApiGateway::Authorizer') as [[string, Resource]];
     for (const route of ALL_ROUTES) {
       for (const path of versionedPaths(route.path)) {
@@ -81,6 +83,10 @@ describe('routes', () => {
         if (route.auth === 'bearer') {
           expect(method!.authorizationType, `${route.method} ${path}`).toBe('CUSTOM');
           expect(method!.authorizerId, `${route.method} ${path}`).toBe(authorizerId);
+        } else if (route.auth === 'iam') {
+          expect(path.startsWith('/admin/'), path).toBe(true);
+          expect(method!.authorizationType, `${route.method} ${path}`).toBe('AWS_IAM');
+          expect(method!.authorizerId, `${route.method} ${path}`).toBeUndefined();
         } else {
           expect(method!.authorizationType, `${route.method} ${path}`).toBe('NONE');
           expect(method!.authorizerId, `${route.method} ${path}`).toBeUndefined();
@@ -88,6 +94,11 @@ describe('routes', () => {
       }
     }
     expect(ALL_ROUTES.some((route) => route.auth === 'bearer') && ALL_ROUTES.some((route) => route.auth === 'none')).toBe(true);
+    // Read from the deployed methods themselves, whatever the route table says.
+    const nonPreflight = methods.filter((method) => method.httpMethod !== 'OPTIONS');
+    expect(nonPreflight.filter((method) => method.path.startsWith('/admin/') && method.authorizationType !== 'AWS_IAM')).toEqual([]);
+    expect(nonPreflight.filter((method) => method.path.startsWith('/api/') && method.authorizationType === 'AWS_IAM')).toEqual([]);
+    expect(nonPreflight.filter((method) => method.authorizationType === 'AWS_IAM').length).toBe(ALL_ROUTES.filter((route) => route.auth === 'iam').length);
   });
 
   it('gives every operation its own function, invoked by both paths of the route', () => {
@@ -95,7 +106,9 @@ describe('routes', () => {
       const invoked = methods
         .filter((method) => method.httpMethod === route.method && versionedPaths(route.path).includes(method.path))
         .map((method) => method.functionId);
-      expect(invoked, routeId(route)).toEqual([functionOf.get(route), functionOf.get(route)]);
+      // Both paths of an /api route; an /admin route has one (no alias).
+      expect(invoked, routeId(route)).toEqual(versionedPaths(route.path).map(() => functionOf.get(route)));
+      expect(invoked.length, routeId(route)).toBe(route.auth === 'iam' ? 1 : 2);
     }
     const distinct = new Set(functionOf.values());
     expect(distinct.size).toBe(ALL_ROUTES.length);
@@ -114,16 +127,17 @@ describe('routes', () => {
       expect(permission.Properties.Principal).toBe('apigateway.amazonaws.com');
       expect(permission.Properties.Action).toBe('lambda:InvokeFunction');
       const sourceArn = JSON.stringify(permission.Properties.SourceArn);
-      expect(sourceArn, routeId(route)).toContain(`/${route.method}/api/*`);
+      expect(sourceArn, routeId(route)).toContain(`/${route.method}/${route.auth === 'iam' ? 'admin' : 'api'}/*`);
       expect(referencedIds(permission.Properties.SourceArn).has(apiId), routeId(route)).toBe(true);
       // The stage by name (or reference), never any stage.
       expect(referencedIds(permission.Properties.SourceArn).has(stageId) || sourceArn.includes(`:${stage.Properties.StageName}/`) || sourceArn.includes(`/${stage.Properties.StageName}/`), routeId(route)).toBe(true);
     }
   });
 
-  it('answers CORS preflight on the route resources without credentials', () => {
+  it('answers CORS preflight on the route resources without credentials, and none under /admin (signed clients, not browsers)', () => {
     const preflight = methods.filter((method) => method.httpMethod === 'OPTIONS');
-    for (const route of ALL_ROUTES) {
+    expect(preflight.filter((method) => method.path.startsWith('/admin'))).toEqual([]);
+    for (const route of ALL_ROUTES.filter((candidate) => candidate.auth !== 'iam')) {
       for (const path of versionedPaths(route.path)) {
         const options = preflight.find((method) => method.path === path);
         expect(options, `OPTIONS ${path}`).toBeDefined();
@@ -289,7 +303,9 @@ describe('least privilege', () => {
       const actions = allowedActions(statements);
       const dynamo = actions.filter((action) => action.startsWith('dynamodb:'));
       // Exactly the declared actions on the table, and Query on exactly the declared indexes.
-      const onTable = statements.filter((statement) => asArray(statement.Action).some((action) => action.startsWith('dynamodb:')) && !JSON.stringify(statement.Resource).includes('/index/'));
+      const onTable = statements.filter(
+        (statement) => statement.Effect === 'Allow' && asArray(statement.Action).some((action) => action.startsWith('dynamodb:')) && !JSON.stringify(statement.Resource).includes('/index/'),
+      );
       const onIndexes = statements.filter((statement) => JSON.stringify(statement.Resource ?? '').includes('/index/'));
       expect(onTable.flatMap((statement) => asArray(statement.Action)).sort(), label).toEqual((needs.dynamodb?.actions ?? []).map((action) => `dynamodb:${action}`).sort());
       expect(onIndexes.flatMap((statement) => asArray(statement.Action)), label).toEqual(needs.dynamodb?.indexes?.length ? ['dynamodb:Query'] : []);
@@ -348,7 +364,16 @@ describe('least privilege', () => {
 
   it('lets only the functions that query the list index reach it, and the authorizer only get items', () => {
     const queriesIndex = ALL_ROUTES.filter((route) => route.dynamodb?.indexes?.includes(LIST_INDEX_NAME));
-    expect(queriesIndex.map(routeId)).toEqual(['GET /api/users/me/summary', 'GET /api/devices']);
+    // And support's view of an account (its devices), before and after each change of it.
+    expect(queriesIndex.map(routeId)).toEqual([
+      'GET /api/users/me/summary',
+      'GET /api/devices',
+      'GET /admin/users',
+      'POST /admin/users/{userId}/sign-out',
+      'POST /admin/users/{userId}/unlock',
+      'POST /admin/users/{userId}/disable',
+      'POST /admin/users/{userId}/enable',
+    ]);
     for (const route of ALL_ROUTES) {
       const reaches = JSON.stringify(statementsOf(functionOf.get(route)!).map((statement) => statement.Resource)).includes(`/index/${LIST_INDEX_NAME}`);
       expect(reaches, routeId(route)).toBe(queriesIndex.includes(route));
@@ -555,5 +580,54 @@ describe('throttling, logs, tracing, alarms, outputs', () => {
     const outputs = synth.template.toJSON().Outputs;
     expect(outputs.ApiUrl).toBeDefined();
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain('execute-api');
+  });
+});
+
+describe('the admin API (issue 37)', () => {
+  const iamRoutes = ALL_ROUTES.filter((route) => route.auth === 'iam');
+
+  it('has a managed policy per support group naming exactly its methods and paths on this stage, each an output', () => {
+    const [[apiId]] = ofType(resources, 'AWS::ApiGateway::RestApi') as [[string, Resource]];
+    const policies = ofType(resources, 'AWS::IAM::ManagedPolicy');
+    expect(policies).toHaveLength(Object.keys(SUPPORT_POLICIES).length);
+    const outputs = synth.stacks[0]!.json.Outputs as Record<string, { Value: unknown }>;
+    for (const [group, { id, description }] of Object.entries(SUPPORT_POLICIES)) {
+      const found = policies.filter(([, policy]) => policy.Properties.Description === description);
+      expect(found, group).toHaveLength(1);
+      const [policyId, policy] = found[0]!;
+      const statements = asArray<Statement>(policy.Properties.PolicyDocument.Statement);
+      expect(statements.map((statement) => [statement.Effect, asArray(statement.Action)]), group).toEqual([['Allow', ['execute-api:Invoke']]]);
+      const arns = asArray(statements[0]!.Resource).map((arn) => JSON.stringify(arn));
+      const expected = iamRoutes.filter((route) => route.support === group).map((route) => `/dev/${route.method}${route.path.replace(/\{\w+\}/g, '*')}"`);
+      expect(expected.length, group).toBeGreaterThan(0);
+      expect(arns.map((arn) => expected.find((tail) => arn.endsWith(`${tail}]]}`)) ?? arn).sort(), group).toEqual([...expected].sort());
+      for (const arn of asArray(statements[0]!.Resource)) expect(referencedIds(arn).has(apiId), group).toBe(true);
+      expect(refOf(outputs[`${id}PolicyArn`]?.Value), group).toBe(policyId);
+    }
+  });
+
+  it('denies every admin function updating or deleting an audit entry, and gives only them the audit retention', () => {
+    for (const route of ALL_ROUTES) {
+      const functionId = functionOf.get(route)!;
+      const deny = statementsOf(functionId).filter((statement) => statement.Effect === 'Deny' && asArray(statement.Action).some((action) => action.startsWith('dynamodb:')));
+      if (route.auth === 'iam') {
+        expect(deny, routeId(route)).toHaveLength(1);
+        expect(asArray(deny[0]!.Action).sort(), routeId(route)).toEqual([...AUDIT_PROTECTED_ACTIONS].sort());
+        expect(deny[0]!.Condition, routeId(route)).toEqual({ 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } });
+        expect(environmentOf(functionId).AUDIT_RETENTION_DAYS, routeId(route)).toBe('400');
+      } else {
+        expect(deny, routeId(route)).toEqual([]);
+        expect(environmentOf(functionId).AUDIT_RETENTION_DAYS, routeId(route)).toBeUndefined();
+      }
+    }
+  });
+
+  it('throttles the /admin methods by their own limit', () => {
+    const [[, stage]] = ofType(resources, 'AWS::ApiGateway::Stage') as [[string, Resource]];
+    const settings = asArray<any>(stage.Properties.MethodSettings);
+    for (const route of iamRoutes) {
+      const setting = settings.find((candidate) => candidate.HttpMethod === route.method && candidate.ResourcePath === `/${route.path.replaceAll('/', '~1')}`);
+      expect(setting, routeId(route)).toMatchObject({ ThrottlingRateLimit: 2, ThrottlingBurstLimit: 5 });
+    }
   });
 });

@@ -17,6 +17,8 @@ import { SoftwareAuthenticator } from '../support/software-authenticator';
 import { SOCIAL, startSocialApi } from '../support/social';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { nonceHash } from '../../shared/identity/social/nonces';
+import { adminHelpers } from '../support/admin';
+import type { AdminRequest } from '../../infra/tools/admin-client';
 import type { RecordingProxy } from '../support/recording-proxy';
 
 /**
@@ -69,6 +71,17 @@ async function socialWorld(flow: (api: LocalApi, standIns: ProviderStandIns) => 
     await flow(api, standIns);
   } finally {
     await close();
+  }
+}
+
+/** An /admin request (issue 37), signed as the support CLI signs it, attributed to its route like `call`. */
+async function signedCall(api: LocalApi, method: AdminRequest['method'], path: string, body?: unknown) {
+  current = routeOf(method, path);
+  try {
+    const [pathOnly, query] = path.split('?');
+    return await adminHelpers(api).call({ method, path: pathOnly!, ...(query ? { query: Object.fromEntries(new URLSearchParams(query)) } : {}), ...(body === undefined ? {} : { body }) });
+  } finally {
+    current = undefined;
   }
 }
 
@@ -350,6 +363,27 @@ beforeAll(async () => {
     expect((await call(api, 'POST', '/api/devices', { token, body: { sn: 'CG2-READ-1', mac: '3c:71:bf:4a:92:1e', productModel: 'Caption Glasses 2' } })).status).toBe(200);
     expect((await call(api, 'GET', '/api/devices/CG2-READ-1', { token })).status).toBe(200);
     expect((await call(api, 'GET', '/api/devices/CG2-UNKNOWN', { token })).status).toBe(404);
+  });
+  // The admin API (issue 37): each request also appends its audit entry (PutItem).
+  await world(async (api) => {
+    const reason = { reason: 'Ticket 4711: grants' };
+    const person = await signIn(api, uniqueEmail('grants-admin'));
+    const sn = `CG2-${randomUUID().slice(0, 8)}`;
+    expect((await call(api, 'POST', '/api/devices', { token: person.token, body: { sn, mac: '3c:71:bf:4a:92:1e', productModel: 'Caption Glasses 2' } })).status).toBe(200);
+    const found = await signedCall(api, 'GET', `/admin/users?email=${encodeURIComponent(person.email!)}`);
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect((await signedCall(api, 'GET', `/admin/users?sn=${sn}`)).status).toBe(200);
+    expect((await signedCall(api, 'POST', `/admin/users/${person.userId}/sign-out`, reason)).status).toBe(200);
+    await call(api, 'POST', '/api/auth/login', { body: { email: person.email, password: 'not the password at all' } });
+    expect((await signedCall(api, 'POST', `/admin/users/${person.userId}/unlock`, reason)).status).toBe(200);
+    expect((await signedCall(api, 'POST', `/admin/users/${person.userId}/disable`, reason)).status).toBe(200);
+    expect((await signedCall(api, 'POST', `/admin/users/${person.userId}/enable`, reason)).status).toBe(200);
+    expect((await signedCall(api, 'DELETE', `/admin/devices/${sn}`, reason)).status).toBe(200);
+    expect((await signedCall(api, 'GET', `/admin/audit?userId=${person.userId}&limit=2`)).status).toBe(200);
+    expect((await call(api, 'POST', '/api/transcriptions', { token: person.token, body: { recordTitle: 'r', text: 't', language: 'en-US', durationSeconds: 1 } })).status).toBe(401);
+    const erased = await signIn(api, uniqueEmail('grants-admin-erased'));
+    expect((await call(api, 'POST', '/api/transcriptions', { token: erased.token, body: { recordTitle: 'r', text: 't', language: 'en-US', durationSeconds: 1 } })).status).toBe(200);
+    expect((await signedCall(api, 'DELETE', `/admin/users/${erased.userId}`, reason)).status).toBe(200);
   });
   // GET /api/transcriptions/changes: a feed with a record too large to travel in its entry, so records are read too.
   await world(async (api) => {

@@ -49,7 +49,7 @@ const usesTable = (route: RouteDefinition) => route.table !== 'none';
  */
 export function routesRequestedIn(text: string): Set<string> {
   const found = new Set<string>();
-  const pattern = /'(GET|POST|PUT|PATCH|DELETE)',\s*(?:'(\/api\/[^']*)'|`(\/api\/[^`]*)`)/g;
+  const pattern = /'(GET|POST|PUT|PATCH|DELETE)',\s*(?:'(\/(?:api|admin)\/[^']*)'|`(\/(?:api|admin)\/[^`]*)`)/g;
   for (const match of text.matchAll(pattern)) {
     const method = match[1]!;
     const raw = (match[2] ?? match[3]!).replace(/\$\{[^}]*\}/g, '\u0000').split('?')[0]!.replace(/^\/api\/v1\//, '/api/');
@@ -110,6 +110,9 @@ export function scaffoldMarkers(): string[] {
 }
 
 const openApiDocument = memo(() => JSON.parse(read('shared/http/openapi-document.generated.json')) as { paths: Record<string, Record<string, unknown>> });
+const adminOpenApiDocument = memo(() => JSON.parse(read('shared/http/admin-openapi-document.generated.json')) as { paths: Record<string, Record<string, unknown>> });
+/** The support team's `/admin` routes (issue 37): their own document and conformance test, never the public ones. */
+const isAdmin = (route: RouteDefinition) => route.auth === 'iam';
 const apiDocsRoutes = memo(() => read('docs/api.md'));
 
 export const COVERAGE_PLACES: readonly CoveragePlace[] = [
@@ -118,8 +121,16 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     file: 'shared/http/openapi-document.generated.json',
     why: 'the reference, the client types and the conformance test read it',
     fix: 'run npm run generate:openapi',
-    appliesTo: () => true,
+    appliesTo: (route) => !isAdmin(route),
     has: (route) => Boolean(openApiDocument().paths[route.path.replace(/^\/api/, '')]?.[route.method.toLowerCase()]),
+  },
+  {
+    name: 'admin OpenAPI document',
+    file: 'shared/http/admin-openapi-document.generated.json',
+    why: "the admin API's reference, the support CLI's types and the admin conformance test read it (the public document must not list it)",
+    fix: 'run npm run generate:openapi',
+    appliesTo: isAdmin,
+    has: (route) => Boolean(adminOpenApiDocument().paths[route.path]?.[route.method.toLowerCase()]),
   },
   {
     name: 'operations list',
@@ -134,8 +145,16 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     file: 'test/integration/openapi-conformance.test.ts',
     why: 'every answer is checked against the document, and every documented status must be driven (the test itself names a status not driven)',
     fix: "drive {id} to 200 and to each error status its document lists, through call('METHOD', '/api/...')",
-    appliesTo: () => true,
+    appliesTo: (route) => !isAdmin(route),
     has: requestedIn('test/integration/openapi-conformance.test.ts'),
+  },
+  {
+    name: 'admin conformance',
+    file: 'test/integration/admin-conformance.test.ts',
+    why: 'every signed answer is checked against the admin document, and every documented status must be driven',
+    fix: "drive {id} to 200 and to each error status its document lists, through call('METHOD', '/admin/...')",
+    appliesTo: isAdmin,
+    has: requestedIn('test/integration/admin-conformance.test.ts'),
   },
   {
     name: 'isolation',
@@ -158,7 +177,7 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     name: 'table grants',
     file: 'test/integration/table-grants.test.ts',
     why: 'the IAM grant is exactly the DynamoDB actions the route declares, and those are exactly what its handler issues',
-    fix: "add calls of {id} through call(api, 'METHOD', '/api/...') to a flow, taking the branches that issue each declared action",
+    fix: "add calls of {id} through call(api, 'METHOD', '/api/...') (an /admin route: signedCall(api, 'METHOD', '/admin/...')) to a flow, taking the branches that issue each declared action",
     appliesTo: usesTable,
     has: requestedIn('test/integration/table-grants.test.ts'),
   },

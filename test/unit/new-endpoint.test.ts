@@ -21,12 +21,18 @@ describe('npm run new:endpoint', () => {
   });
 
   it('writes an auth kind it does not know as given, and marks how it refuses a request without credentials', () => {
-    const plan = planOf(['GET /api/admin/users/{userId}', '--auth', 'iam', '--actions', 'GetItem,Query']);
-    expect(routeLine(plan)).toBe("  route('GET', '/api/admin/users/{userId}', 'functions/admin/get-users.ts', { auth: 'iam', dynamodb: { actions: ['GetItem', 'Query'] } }),\n");
+    const plan = planOf(['GET /api/gadgets/{gadgetId}', '--auth', 'mtls', '--actions', 'GetItem,Query']);
+    expect(routeLine(plan)).toBe("  route('GET', '/api/gadgets/{gadgetId}', 'functions/gadgets/get.ts', { auth: 'mtls', dynamodb: { actions: ['GetItem', 'Query'] } }),\n");
     const test = testSource(plan);
-    expect(test).toContain(`${MARKER}: how iam refuses a request without credentials`);
+    expect(test).toContain(`${MARKER}: how mtls refuses a request without credentials`);
     // Isolation is between accounts: a kind not known to be an account's gets the case as a marker to decide.
     expect(test).toContain('stranger');
+  });
+
+  it('knows that the support team\'s iam routes refuse an unsigned request with 403 (issue 37)', () => {
+    const test = testSource(planOf(['GET /api/gadgets/{gadgetId}', '--auth', 'iam', '--actions', 'GetItem,Query']));
+    expect(test).not.toContain(`${MARKER}: how iam refuses`);
+    expect(test).toMatch(/refuses a request without credentials[\s\S]*toBe\(403\)/);
   });
 
   it('puts the route after the last of its area', () => {

@@ -3,12 +3,14 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GENERATED_DOCUMENT, buildOpenApiDocument, documentPath } from '../../infra/tools/openapi';
+import { ADMIN_TYPES_MODULE, GENERATED_ADMIN_DOCUMENT, GENERATED_DOCUMENT, buildOpenApiDocument, documentPath, routesOf } from '../../infra/tools/openapi';
+import { renderAdminTypes } from '../../infra/tools/admin-types';
 import type { OpenApiDocument, Operation } from '../../infra/tools/openapi';
 import * as domainErrors from '../../shared/errors';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { openApiDocument } from '../../shared/http/openapi-document';
 import { routeId, routes } from '../../shared/routes';
+import type { RouteDefinition } from '../../shared/routes';
 
 /**
  * The committed OpenAPI document (what GET /api/openapi.json serves) is what the generator makes
@@ -36,7 +38,7 @@ const resolve = (document: OpenApiDocument, value: Record<string, unknown>): Rec
     .reduce<any>((node, key) => node[key], document);
 };
 
-const routeOf = (path: string, method: string) => routes.find((route) => documentPath(route.path) === path && route.method === method.toUpperCase());
+const routeOf = (path: string, method: string): RouteDefinition | undefined => routesOf('public').find((route) => documentPath(route.path) === path && route.method === method.toUpperCase());
 
 describe('the committed OpenAPI document', () => {
   it('is what `npm run generate:openapi` makes of the current routes and schemas (run it after changing them)', () => {
@@ -88,8 +90,8 @@ describe('the committed OpenAPI document', () => {
 });
 
 describe('the document and the route table', () => {
-  it('lists every route of the route table', () => {
-    const missing = routes.filter((route) => !fresh.paths[documentPath(route.path)]?.[route.method.toLowerCase()]).map(routeId);
+  it('lists every route of the route table but the admin API\'s', () => {
+    const missing = routesOf('public').filter((route) => !fresh.paths[documentPath(route.path)]?.[route.method.toLowerCase()]).map(routeId);
     expect(missing).toEqual([]);
   });
 
@@ -103,13 +105,18 @@ describe('the document and the route table', () => {
     expect(extra).toEqual([]);
   });
 
+  it('lists no /admin operation (issue 37: the support team\'s API has a document of its own)', () => {
+    expect(Object.keys(fresh.paths).filter((path) => path.startsWith('/admin'))).toEqual([]);
+    expect(JSON.stringify(fresh)).not.toContain('AdminUser');
+  });
+
   it('serves the /api/v1 aliases as a second server', () => {
     expect(fresh.servers.map((server) => server.url)).toEqual(['.', './v1']);
   });
 });
 
 describe('each operation', () => {
-  const each = (check: (operation: Operation, route: (typeof routes)[number]) => void) => {
+  const each = (check: (operation: Operation, route: RouteDefinition) => void) => {
     for (const { id, operation } of operations(fresh)) {
       const [method, path] = id.split(' ');
       try {
@@ -215,3 +222,28 @@ describe('each operation', () => {
     expect((fresh.components.schemas!.User as any).properties).not.toHaveProperty('passwordHash');
   });
 });
+
+describe('the admin API\'s document (issue 37)', () => {
+  let admin: OpenApiDocument;
+  beforeAll(async () => {
+    admin = await buildOpenApiDocument('admin');
+  });
+
+  it('is committed as `npm run generate:openapi` makes it, with the support CLI\'s types', async () => {
+    expect(JSON.parse(readFileSync(GENERATED_ADMIN_DOCUMENT, 'utf8'))).toEqual(admin);
+    expect(readFileSync(ADMIN_TYPES_MODULE, 'utf8')).toBe(await renderAdminTypes(admin));
+  });
+
+  it('is a valid OpenAPI 3.1 document listing exactly the iam routes, each signed (SigV4) and answering 403 to a refused signature', async () => {
+    await SwaggerParser.validate(structuredClone(admin) as never);
+    const listed = operations(admin).map(({ id }) => id).sort();
+    expect(listed).toEqual(routes.filter((route) => route.auth === 'iam').map((route) => `${route.method} ${route.path}`).sort());
+    for (const { operation } of operations(admin)) {
+      expect(operation.security).toEqual([{ sigv4: [] }]);
+      expect(resolve(admin, operation.responses['403']!).content['application/json'].schema.allOf[1].properties.error.enum).toEqual(['FORBIDDEN']);
+      if (operation.requestBody) expect((operation.requestBody as any).content['application/json'].schema.required).toEqual(['reason']);
+    }
+    expect(admin.paths['/admin/audit']!.get!.responses['200']!.headers).toMatchObject({ 'X-Next-Cursor': expect.anything() });
+  });
+});
+

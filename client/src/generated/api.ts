@@ -1451,7 +1451,7 @@ export interface components {
     };
     responses: {
         /**
-         * @description Error.
+         * @description Forbidden.
          *
          *     - `ACCOUNT_DISABLED`: the account is disabled: it cannot sign in by any method until support enables it
          */
