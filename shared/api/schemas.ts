@@ -463,7 +463,7 @@ export const linkedIdentityListSchema = /* @__PURE__ */ built(() => z.array(link
 
 /**
  * The admin API (issue 37, `/admin/...`, IAM-signed): what support sees of an account. Built from
- * an allowlist (shared/admin/admin-views.ts): counts, totals, names and times; never a secret or
+ * an allowlist (shared/admin/admin-service.ts): counts, totals, names and times; never a secret or
  * its hash, a transcript's title or text, an event's value or a login's place.
  */
 export const adminUserSchema = /* @__PURE__ */ named(

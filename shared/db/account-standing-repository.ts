@@ -11,7 +11,7 @@ import { DISABLED_ATTRIBUTE, markerRemoval } from './users-repository';
  * enabling it. Each is one transaction on the profile item, the item every token check reads.
  */
 
-/** The raw profile item, for support's allowlisted view (shared/admin/admin-views.ts); undefined: none. */
+/** The raw profile item, for support's allowlisted view (shared/admin/admin-service.ts); undefined: none. */
 export async function readProfileItem(db: Database, userId: number): Promise<Record<string, unknown> | undefined> {
   const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(userId), ConsistentRead: true }));
   return result.Item;
