@@ -346,3 +346,35 @@ export class AccountExistsLinkRequiredError extends DomainError {
   static readonly description = 'an account already uses this e-mail address: sign in to it the usual way, then link the provider from the settings';
   readonly code = AccountExistsLinkRequiredError.code;
 }
+
+/** Linking a sign-in provider (docs/social-sign-in.md): only soon after the session signed in. */
+export class ReauthenticationRequiredError extends DomainError {
+  static readonly code = 'REAUTHENTICATION_REQUIRED';
+  static readonly http = { status: 403, code: 403 };
+  static readonly description = 'linking a sign-in provider needs a session signed in within the last 10 minutes: sign in again, then link';
+  readonly code = ReauthenticationRequiredError.code;
+}
+
+/** The provider's identity is already linked to another account (an identity belongs to one account). */
+export class IdentityInUseError extends DomainError {
+  static readonly code = 'IDENTITY_IN_USE';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'this Apple, Google or WeChat identity belongs to another account: unlink it there, or delete that account, first';
+  readonly code = IdentityInUseError.code;
+}
+
+/** The account has an identity of this provider already (one per provider). */
+export class ProviderAlreadyLinkedError extends DomainError {
+  static readonly code = 'PROVIDER_ALREADY_LINKED';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'the account already has another identity of this provider linked: unlink it first';
+  readonly code = ProviderAlreadyLinkedError.code;
+}
+
+/** Unlinking would leave the account with no way in (no e-mail, phone, passkey or other identity). */
+export class LastSignInMethodError extends DomainError {
+  static readonly code = 'LAST_SIGN_IN_METHOD';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'this is the account’s only way to sign in (no e-mail, phone, passkey or other provider): add another first';
+  readonly code = LastSignInMethodError.code;
+}

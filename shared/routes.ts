@@ -251,6 +251,26 @@ export const routes = [
     hashesPasswords: true,
     dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'] },
   }),
+  // Linking Apple, Google and WeChat from the settings (issue 38, docs/social-sign-in.md).
+  route('GET', '/api/users/me/identities', 'functions/users/identities-list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  // GetItem: the session's sign-in, the identity's owner, the spent nonce, the account's identities;
+  // PutItem: the owner, the identity, the spent nonce; UpdateItem: the profile's marker.
+  route('POST', '/api/users/me/identities/{provider}', 'functions/users/identities-link.ts', {
+    throttle: 'strict',
+    table: 'read-write',
+    secret: true,
+    providers: true,
+    providerSecret: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] },
+  }),
+  // ConditionCheckItem: a passkey is still there when it is the way in the account keeps. Apple's token revoked: the provider secret.
+  route('DELETE', '/api/users/me/identities/{provider}', 'functions/users/identities-unlink.ts', {
+    table: 'read-write',
+    secret: true,
+    providers: true,
+    providerSecret: true,
+    dynamodb: { actions: ['GetItem', 'Query', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem'] },
+  }),
   route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write', dynamodb: { actions: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/devices', 'functions/devices/list.ts', { dynamodb: { actions: ['GetItem'], indexes: ['ByCreated'] } }),
   route('DELETE', '/api/devices/{sn}', 'functions/devices/unbind.ts', { table: 'read-write', dynamodb: { actions: ['DeleteItem', 'ConditionCheckItem'] } }),

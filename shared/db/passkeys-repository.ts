@@ -215,3 +215,25 @@ export function recordPasskeyUse(
     onConditionFailed: () => PasskeyInvalidError.because('passkey removed or used concurrently'),
   };
 }
+
+/** How many passkeys the account holds, by its count item (0 when it never had one). */
+export async function countPasskeys(db: Database, userId: number): Promise<number> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.passkeyCount(userId), ConsistentRead: true }));
+  return Number(result.Item?.passkeys ?? 0);
+}
+
+/**
+ * For a write that relies on the account keeping a passkey (unlinking its last other way in,
+ * shared/identity/social/identity-links.ts): fails with `onGone` when none is left by then.
+ */
+export const passkeyRemains = (db: Database, userId: number, onGone: () => Error): GuardedWrite => ({
+  item: {
+    ConditionCheck: {
+      TableName: db.tableName,
+      Key: keys.passkeyCount(userId),
+      ConditionExpression: 'passkeys > :zero',
+      ExpressionAttributeValues: { ':zero': 0 },
+    },
+  },
+  onConditionFailed: onGone,
+});

@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { SocialCredentialInvalidError, UnauthorizedError } from '../errors';
+import { IdentityInUseError, LastSignInMethodError, NotFoundError, ProviderAlreadyLinkedError, SocialCredentialInvalidError, UnauthorizedError } from '../errors';
 import type { AccountRef } from './account-guard';
 import type { Database } from './client';
-import { keys, socialMarker, sortKeyPrefix } from './keys';
+import { keys, sessionMarker, socialMarker, sortKeyPrefix } from './keys';
 import { TTL_ATTRIBUTE } from './table';
 import type { GuardedWrite } from './transactions';
 import { tokenIsCurrentCondition } from './users-repository';
@@ -216,3 +216,109 @@ export function unlinkIdentityWrites(db: Database, identity: SocialIdentityRecor
   ];
 }
 
+
+/** The ways into an account its profile item shows: a proven e-mail or phone, and the linked identities' markers. */
+export interface ProfileSignInMethods {
+  email: string | null;
+  phone: string | null;
+  /** The subject linked per provider (the profile's `social#<provider>` markers). */
+  linked: Partial<Record<SocialProvider, string>>;
+}
+
+const PROVIDERS: readonly SocialProvider[] = ['apple', 'google', 'wechat'];
+
+export async function readProfileSignInMethods(db: Database, userId: number): Promise<ProfileSignInMethods | undefined> {
+  const result = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.user(userId), ConsistentRead: true }));
+  const item = result.Item;
+  if (!item) return undefined;
+  const linked: Partial<Record<SocialProvider, string>> = {};
+  for (const provider of PROVIDERS) {
+    const subject = item[socialMarker(provider)];
+    if (typeof subject === 'string') linked[provider] = subject;
+  }
+  return { email: text(item.email), phone: text(item.phone), linked };
+}
+
+/**
+ * Links a verified identity to the caller's account from the settings: its owner item claimed
+ * (IDENTITY_IN_USE when another account holds it), its item, and the profile's marker set, which
+ * is conditioned on the caller's token (the account and session still current) and on no identity
+ * of that provider being linked yet (one per provider: PROVIDER_ALREADY_LINKED).
+ */
+export function linkToAccountWrites(db: Database, identity: SocialIdentityRecord, caller: AccountRef): GuardedWrite[] {
+  const condition = tokenIsCurrentCondition(caller);
+  const marker = socialMarker(identity.provider);
+  return [
+    ...linkIdentityWrites(db, identity, () => new IdentityInUseError('This identity is linked to another account.')),
+    {
+      item: {
+        Update: {
+          TableName: db.tableName,
+          Key: keys.user(identity.userId),
+          UpdateExpression: 'SET #marker = :subject',
+          ConditionExpression: `(${condition.ConditionExpression}) AND attribute_not_exists(#marker)`,
+          ExpressionAttributeNames: { ...(condition.ExpressionAttributeNames ?? {}), '#marker': marker },
+          ExpressionAttributeValues: { ...condition.ExpressionAttributeValues, ':subject': identity.subject },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      // A token that no longer speaks for the account is a 401 whatever the marker says.
+      onConditionFailed: (old) =>
+        old && old.tokenVersion === caller.tokenVersion && (caller.sessionId === undefined || sessionMarker(caller.sessionId) in old) && typeof old[marker] === 'string'
+          ? new ProviderAlreadyLinkedError(`Another ${identity.provider} identity is linked to this account; unlink it first.`)
+          : new UnauthorizedError('Unauthorized'),
+    },
+  ];
+}
+
+/**
+ * Unlinks an identity at its owner's request, keeping the account a way in: the owner item (only
+ * while it names this account), the item, and the profile's marker, conditioned on the caller's
+ * token, on the marker still naming this identity, and on the way in the caller's read relied on
+ * still being there: an e-mail, a phone or another identity on the profile (`keepsProfileWay`),
+ * else a passkey (the caller adds `passkeyRemains` of passkeys-repository.ts).
+ */
+export function unlinkFromAccountWrites(db: Database, identity: SocialIdentityRecord, caller: AccountRef, keepsProfileWay: boolean): GuardedWrite[] {
+  const condition = tokenIsCurrentCondition(caller);
+  const others = PROVIDERS.filter((provider) => provider !== identity.provider);
+  const names: Record<string, string> = { ...(condition.ExpressionAttributeNames ?? {}), '#marker': socialMarker(identity.provider) };
+  const values: Record<string, unknown> = { ...condition.ExpressionAttributeValues, ':subject': identity.subject };
+  let way = '';
+  if (keepsProfileWay) {
+    // Stored as null when absent: a string type is a proven address.
+    others.forEach((provider, index) => (names[`#other${index}`] = socialMarker(provider)));
+    values[':string'] = 'S';
+    way = ` AND (attribute_type(email, :string) OR attribute_type(phone, :string) OR ${others.map((_, index) => `attribute_exists(#other${index})`).join(' OR ')})`;
+  }
+  return [
+    {
+      item: {
+        Delete: {
+          TableName: db.tableName,
+          Key: keys.socialIdentityOwner(identity.provider, identity.subject),
+          ConditionExpression: 'attribute_not_exists(PK) OR userId = :me',
+          ExpressionAttributeValues: { ':me': identity.userId },
+        },
+      },
+    },
+    { item: { Delete: { TableName: db.tableName, Key: keys.socialIdentity(identity.userId, identity.provider, identity.subject) } } },
+    {
+      item: {
+        Update: {
+          TableName: db.tableName,
+          Key: keys.user(identity.userId),
+          UpdateExpression: 'REMOVE #marker',
+          ConditionExpression: `(${condition.ConditionExpression}) AND #marker = :subject${way}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      onConditionFailed: (old) => {
+        if (!old || old.tokenVersion !== caller.tokenVersion || (caller.sessionId !== undefined && !(sessionMarker(caller.sessionId) in old))) return new UnauthorizedError('Unauthorized');
+        if (old[socialMarker(identity.provider)] !== identity.subject) return new NotFoundError(`No ${identity.provider} identity is linked to this account.`);
+        return new LastSignInMethodError('This is the account’s only way to sign in.');
+      },
+    },
+  ];
+}

@@ -54,6 +54,13 @@ async function codeFor(bench: Bench, target: string): Promise<string> {
 
 const sessionOf = ({ typical }: DriverContext): RequestSpec => ({ account: typical });
 
+/** A Google credential of a new identity, with a nonce of the service: the body of a sign-in or a link. */
+async function googleLinkBody(bench: DriverContext['bench']): Promise<{ idToken: string; nonce: string }> {
+  const { nonce } = await bench.call<{ nonce: string }>('POST /api/auth/social/nonce');
+  const { idToken } = await bench.standIns.google.issue({ sub: `20000${process.pid}${counter++}`, clientId: BENCH_SOCIAL_IDS.googleClientId, nonce: nonceHash(nonce) });
+  return { idToken, nonce };
+}
+
 /** Another sign-in of an account by code (not measured): a second session, and its refresh token. */
 async function anotherSession(bench: Bench, email: string): Promise<{ refreshToken: string }> {
   const verifyCode = await codeFor(bench, email);
@@ -356,6 +363,18 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       await bench.call('GET /admin/users', { query: { userId } });
       await bench.call('POST /admin/users/{userId}/sign-out', { pathParameters: { userId }, body: { reason: SUPPORT_REASON } });
       return { query: { userId } };
+    },
+  },
+  'GET /api/users/me/identities': { prepare: async ({ typical }) => ({ account: typical }) },
+  // Linking Google from the settings right after a sign-in, and unlinking it (an e-mail stays).
+  'POST /api/users/me/identities/{provider}': {
+    prepare: async ({ bench, fresh }) => ({ account: await fresh('link'), pathParameters: { provider: 'google' }, body: await googleLinkBody(bench) }),
+  },
+  'DELETE /api/users/me/identities/{provider}': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('unlink');
+      await bench.call('POST /api/users/me/identities/{provider}', { account, pathParameters: { provider: 'google' }, body: await googleLinkBody(bench) });
+      return { account, pathParameters: { provider: 'google' } };
     },
   },
 };

@@ -252,7 +252,15 @@ describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-i
 
   it("gives the providers' settings, normalised, to the functions of routes with `providers` and to no other", () => {
     const withProviders = ALL_ROUTES.filter((route) => route.providers);
-    expect(withProviders.map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/apple/notifications', 'POST /api/auth/google', 'POST /api/auth/social/nonce', 'POST /api/auth/wechat']);
+    expect(withProviders.map(routeId).sort()).toEqual([
+      'DELETE /api/users/me/identities/{provider}',
+      'POST /api/auth/apple',
+      'POST /api/auth/apple/notifications',
+      'POST /api/auth/google',
+      'POST /api/auth/social/nonce',
+      'POST /api/auth/wechat',
+      'POST /api/users/me/identities/{provider}',
+    ]);
     for (const route of withProviders) {
       expect(environmentOf(configured, route), routeId(route)).toMatchObject({
         APPLE_CLIENT_IDS: 'com.example.captions,com.example.captions.web',
@@ -287,7 +295,12 @@ describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-i
       if (route.providerSecret) expect(environment.SOCIAL_SECRET_ARN, routeId(route)).toEqual({ Ref: secretId });
       else expect(environment, routeId(route)).not.toHaveProperty('SOCIAL_SECRET_ARN');
     }
-    expect(ALL_ROUTES.filter((route) => route.providerSecret).map(routeId).sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/wechat']);
+    expect(ALL_ROUTES.filter((route) => route.providerSecret).map(routeId).sort()).toEqual([
+      'DELETE /api/users/me/identities/{provider}',
+      'POST /api/auth/apple',
+      'POST /api/auth/wechat',
+      'POST /api/users/me/identities/{provider}',
+    ]);
     // The job revoke-apple-tokens signs its calls to Apple with Apple's key: it reads the secret, with Apple's settings.
     const [revoking, ...otherJobs] = jobs.filter((job) => job.providerSecret);
     expect(revoking?.name).toBe('revoke-apple-tokens');

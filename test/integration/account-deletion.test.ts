@@ -139,6 +139,9 @@ describe('DELETE /api/users/me', () => {
       api.request('DELETE', `/api/auth/passkeys/${passkeyId}`, { token: account.token }),
       api.request('GET', '/api/devices/A1', { token: account.token }),
       api.request('GET', '/api/transcriptions/changes', { token: account.token }),
+      api.request('GET', '/api/users/me/identities', { token: account.token }),
+      api.request('POST', '/api/users/me/identities/google', { token: account.token, body: { idToken: 'x', nonce: 'y' } }),
+      api.request('DELETE', '/api/users/me/identities/google', { token: account.token }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
       // Logout too, with or without a refresh token (issue 28: it answered 200).
       api.request('POST', '/api/auth/logout', { token: account.token }),

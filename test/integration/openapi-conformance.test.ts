@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_DOCUMENT, requestDocumentPath } from '../../infra/tools/openapi';
 import { changeStanding, readProfileItem } from '../../shared/db/account-standing-repository';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
-import { latestCode, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
+import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
 import { documentAjv, pointerSegment } from '../support/openapi-ajv';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
@@ -593,6 +593,55 @@ describe('POST /api/auth/apple/notifications', () => {
     expect((await call('POST', '/api/auth/apple/notifications', { body: {} })).status).toBe(400);
     expect((await call('POST', '/api/auth/apple/notifications', { body: await standIns.apple.notification('com.attacker.app', { type: 'account-delete', sub }) })).status).toBe(401);
     expect((await call('POST', '/api/auth/apple/notifications', tooLarge())).status).toBe(413);
+  });
+});
+
+describe('linking Apple, Google and WeChat from the settings', () => {
+  const googleBody = async (sub: string) => {
+    const answer = await call('POST', '/api/auth/social/nonce');
+    const { idToken } = await standIns.google.issue({ sub, clientId: SOCIAL.google, nonce: nonceHash(answer.body.nonce as string) });
+    return { idToken, nonce: answer.body.nonce as string };
+  };
+
+  it('GET /api/users/me/identities: 200, 401', async () => {
+    expect((await call('GET', '/api/users/me/identities', { token: alice.token })).status).toBe(200);
+    expect((await call('GET', '/api/users/me/identities')).status).toBe(401);
+  });
+
+  it('POST /api/users/me/identities/{provider}: 200, 400, 401, 403, 404, 409, 413', async () => {
+    const carol = await signInWithCode(uniqueEmail('link'));
+    const person = `gl${Date.now()}`;
+    expect((await call('POST', '/api/users/me/identities/google', { token: carol.token, body: await googleBody(person) })).status).toBe(200);
+    expect((await call('POST', '/api/users/me/identities/facebook', { token: carol.token, body: await googleBody(person) })).status).toBe(400);
+    expect((await call('POST', '/api/users/me/identities/google', { body: await googleBody(person) })).status).toBe(401);
+    expect((await call('POST', '/api/users/me/identities/google', { token: carol.token, body: { idToken: 'forged', nonce: 'forged' } })).status).toBe(401);
+    const dave = await signInWithCode(uniqueEmail('link'));
+    expect((await call('POST', '/api/users/me/identities/google', { token: dave.token, body: await googleBody(person) })).status).toBe(409);
+    expect((await call('POST', '/api/users/me/identities/google', { token: carol.token, body: await googleBody(`${person}-2`) })).status).toBe(409);
+    expect((await call('POST', '/api/users/me/identities/google', tooLarge(carol.token))).status).toBe(413);
+    api.clock.advance(601);
+    expect((await call('POST', '/api/users/me/identities/google', { token: dave.token, body: await googleBody(`${person}-3`) })).status).toBe(403);
+    // A provider this deployment does not offer.
+    const plain = await startLocalApi();
+    try {
+      const erin = await signIn(plain, uniqueEmail('link'));
+      const answer = await plain.request('POST', '/api/users/me/identities/google', { token: erin.token, body: { idToken: 'x', nonce: 'y' } });
+      checkAgainstDocument('POST', '/api/users/me/identities/google', answer);
+      expect(answer.status).toBe(404);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('DELETE /api/users/me/identities/{provider}: 200, 400, 401, 404, 409', async () => {
+    const made = await call('POST', '/api/auth/wechat', { body: { code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject: `wu${Date.now()}` }).code } });
+    const token = made.body.token as string;
+    expect((await call('DELETE', '/api/users/me/identities/wechat', { token })).status).toBe(409);
+    expect((await call('DELETE', '/api/users/me/identities/google', { token })).status).toBe(404);
+    expect((await call('DELETE', '/api/users/me/identities/facebook', { token })).status).toBe(400);
+    expect((await call('DELETE', '/api/users/me/identities/wechat')).status).toBe(401);
+    expect((await call('POST', '/api/users/me/identities/google', { token, body: await googleBody(`gu${Date.now()}`) })).status).toBe(200);
+    expect((await call('DELETE', '/api/users/me/identities/wechat', { token })).status).toBe(200);
   });
 });
 

@@ -446,6 +446,30 @@ beforeAll(async () => {
     expect((await notify('consent-revoked', '000003.grants')).status).toBe(200);
     expect((await notify('account-delete', '000004.grants')).status).toBe(200);
   });
+  // Linking from the settings (issue 38): GET reads the profile and queries the identities; POST
+  // links (the session, owner and nonce read; owner, identity and nonce put; the marker set) and
+  // answers one already linked (a query); DELETE unlinks with an e-mail left, and with only a
+  // passkey left (its count checked in the transaction).
+  await socialWorld(async (api, standIns) => {
+    const { token } = await signIn(api, uniqueEmail('grants-identities'));
+    const googleBody = async (sub: string) => {
+      const answer = await call(api, 'POST', '/api/auth/social/nonce');
+      const { idToken } = await standIns.google.issue({ sub, clientId: SOCIAL.google, nonce: nonceHash(answer.body.nonce as string) });
+      return { idToken, nonce: answer.body.nonce as string };
+    };
+    const person = `grants-link-${randomUUID()}`;
+    expect((await call(api, 'POST', '/api/users/me/identities/google', { token, body: await googleBody(person) })).status).toBe(200);
+    expect((await call(api, 'POST', '/api/users/me/identities/google', { token, body: await googleBody(person) })).status).toBe(200);
+    expect((await call(api, 'GET', '/api/users/me/identities', { token })).status).toBe(200);
+    expect((await call(api, 'DELETE', '/api/users/me/identities/google', { token })).status).toBe(200);
+
+    const made = await call(api, 'POST', '/api/auth/wechat', { body: { code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject: `grants-${randomUUID()}` }).code } });
+    const wechatToken = made.body.token as string;
+    const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    const options = await call(api, 'POST', '/api/auth/passkeys/registration-options', { token: wechatToken });
+    expect((await call(api, 'POST', '/api/auth/passkeys', { token: wechatToken, body: { response: authenticator.create(options.body) } })).status).toBe(200);
+    expect((await call(api, 'DELETE', '/api/users/me/identities/wechat', { token: wechatToken })).status).toBe(200);
+  });
 }, 180_000);
 
 afterAll(async () => {

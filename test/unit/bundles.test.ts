@@ -97,7 +97,15 @@ describe('Lambda bundles', () => {
     // BUNDLED_PROVIDERS (shared/bundle-defines.d.ts): the authorizer and every other function are
     // built without them; a function that needs them and lacks the flag would fail on AWS only.
     const providers = new Set(routes.filter((route) => route.providers).map(routeId));
-    expect([...providers].sort()).toEqual(['POST /api/auth/apple', 'POST /api/auth/apple/notifications', 'POST /api/auth/google', 'POST /api/auth/social/nonce', 'POST /api/auth/wechat']);
+    expect([...providers].sort()).toEqual([
+      'DELETE /api/users/me/identities/{provider}',
+      'POST /api/auth/apple',
+      'POST /api/auth/apple/notifications',
+      'POST /api/auth/google',
+      'POST /api/auth/social/nonce',
+      'POST /api/auth/wechat',
+      'POST /api/users/me/identities/{provider}',
+    ]);
     for (const bundle of bundles) {
       const text = readFileSync(bundle.file, 'utf8');
       const expected = providers.has(bundle.name);

@@ -192,7 +192,10 @@ describe('each operation', () => {
     // The passkeys of an account are at most 10: one page too.
     const passkeys = arrays.find(({ id }) => id === 'GET /auth/passkeys');
     expect(passkeys?.operation.parameters).toBeUndefined();
-    const lists = arrays.filter((list) => list !== sessions && list !== passkeys);
+    // The linked identities are at most one per provider: one page.
+    const identities = arrays.find(({ id }) => id === 'GET /users/me/identities');
+    expect(identities?.operation.parameters).toBeUndefined();
+    const lists = arrays.filter((list) => list !== sessions && list !== passkeys && list !== identities);
     expect(lists.map(({ id }) => id).sort()).toEqual([
       'GET /behavior/language-choice',
       'GET /behavior/login',

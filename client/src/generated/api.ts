@@ -565,6 +565,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your linked sign-in providers
+         * @description Each Apple, Google or WeChat identity linked to the account (at most one per provider): when it was linked, its e-mail if any and, for Apple, the name given. See docs/social-sign-in.md.
+         */
+        get: operations["usersIdentitiesList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/identities/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link Apple, Google or WeChat to your account
+         * @description The body is the provider’s sign-in body (`POST /api/auth/apple`, `/google` or `/wechat`, with a fresh nonce for Apple and Google). Only from a session signed in within the last 10 minutes (else 403 `REAUTHENTICATION_REQUIRED`); an identity linked to another account is 409 `IDENTITY_IN_USE`, another identity of the same provider on this account 409 `PROVIDER_ALREADY_LINKED`; one already linked here is answered as it is. See docs/social-sign-in.md.
+         */
+        post: operations["usersIdentitiesLink"];
+        /**
+         * Unlink a sign-in provider
+         * @description Refused with 409 `LAST_SIGN_IN_METHOD` when it is the account’s only way in (no e-mail, phone, passkey or other provider); 404 when no identity of the provider is linked. Unlinking Apple revokes Apple’s token. See docs/social-sign-in.md.
+         */
+        delete: operations["usersIdentitiesUnlink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/devices": {
         parameters: {
             query?: never;
@@ -1074,6 +1118,20 @@ export interface components {
              */
             time: string;
         };
+        /** @description A sign-in provider linked to the account. */
+        LinkedIdentity: {
+            /** @enum {string} */
+            provider: "apple" | "google" | "wechat";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            linkedAt: string;
+            email: string | null;
+            givenName: string | null;
+            familyName: string | null;
+        };
         /** @description A passkey that signs in to the account without a code. */
         Passkey: {
             /**
@@ -1559,6 +1617,24 @@ export interface components {
             };
         };
         /**
+         * @description Conflict.
+         *
+         *     - `LAST_SIGN_IN_METHOD`: this is the account’s only way to sign in (no e-mail, phone, passkey or other provider): add another first
+         */
+        LastSignInMethod: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 409;
+                    /** @enum {unknown} */
+                    error?: "LAST_SIGN_IN_METHOD";
+                };
+            };
+        };
+        /**
          * @description Not found.
          *
          *     - `NOT_FOUND`: no such resource of yours
@@ -1645,6 +1721,24 @@ export interface components {
                     code?: 404;
                     /** @enum {unknown} */
                     error?: "PROVIDER_NOT_CONFIGURED";
+                };
+            };
+        };
+        /**
+         * @description Error.
+         *
+         *     - `REAUTHENTICATION_REQUIRED`: linking a sign-in provider needs a session signed in within the last 10 minutes: sign in again, then link
+         */
+        ReauthenticationRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 403;
+                    /** @enum {unknown} */
+                    error?: "REAUTHENTICATION_REQUIRED";
                 };
             };
         };
@@ -3450,6 +3544,189 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    usersIdentitiesList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedIdentity"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    usersIdentitiesLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: "apple" | "google" | "wechat";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The identity token of ASAuthorizationAppleIDCredential (or Sign in with Apple JS), as text */
+                    identityToken: string;
+                    /** @description The authorization code of the same authorization, as text: the service exchanges it for Apple’s refresh token */
+                    authorizationCode: string;
+                    /** @description The nonce `POST /api/auth/social/nonce` answered, itself (the provider was given its SHA-256 hex) */
+                    nonce: string;
+                    /** @description The name Apple gave the app: only at the first authorization, so send it then; later sign-ins without it keep it */
+                    fullName?: {
+                        givenName?: string;
+                        familyName?: string;
+                    };
+                } | {
+                    /** @description The ID token Google Sign-In (Credential Manager, GIDSignIn) gave the app */
+                    idToken: string;
+                    /** @description The nonce `POST /api/auth/social/nonce` answered, itself (the provider was given its SHA-256 hex) */
+                    nonce: string;
+                } | {
+                    /** @description The code of WeChat’s SendAuth response */
+                    code: string;
+                    /** @description The WeChat app id the code came from; the first configured one when absent */
+                    appId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkedIdentity"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                    };
+                };
+            };
+            /**
+             * @description Unauthorized.
+             *
+             *     - `UNAUTHORIZED`: the token is missing, malformed, invalid or expired, or its account was deleted, its password reset or its session ended
+             *     - `SOCIAL_CREDENTIAL_INVALID`: the provider’s token or code could not be verified (whatever the reason): get a new nonce and sign in with the provider again
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 401;
+                        /** @enum {unknown} */
+                        error?: "UNAUTHORIZED" | "SOCIAL_CREDENTIAL_INVALID";
+                    };
+                };
+            };
+            403: components["responses"]["ReauthenticationRequired"];
+            404: components["responses"]["ProviderNotConfigured"];
+            /**
+             * @description Conflict.
+             *
+             *     - `IDENTITY_IN_USE`: this Apple, Google or WeChat identity belongs to another account: unlink it there, or delete that account, first
+             *     - `PROVIDER_ALREADY_LINKED`: the account already has another identity of this provider linked: unlink it first
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 409;
+                        /** @enum {unknown} */
+                        error?: "IDENTITY_IN_USE" | "PROVIDER_ALREADY_LINKED";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    usersIdentitiesUnlink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: "apple" | "google" | "wechat";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["LastSignInMethod"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
