@@ -1725,7 +1725,7 @@ export interface components {
             };
         };
         /**
-         * @description Error.
+         * @description Forbidden.
          *
          *     - `REAUTHENTICATION_REQUIRED`: linking a sign-in provider needs a session signed in within the last 10 minutes: sign in again, then link
          */
