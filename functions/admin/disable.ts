@@ -10,7 +10,7 @@ export const handler = adminEndpoint('POST /admin/users/{userId}/disable', {
   docs: {
     summary: 'Disable an account',
     description:
-      'Signed out as by sign-out, and every way in (code, password, passkey, refresh, password reset) answers 403 `ACCOUNT_DISABLED` once the credential is proven; ' +
+      'Signed out as by sign-out, and every way in (code, password, passkey, Apple, Google, WeChat, refresh, password reset) answers 403 `ACCOUNT_DISABLED` once the credential is proven; ' +
       'no code is sent to its e-mail or phone. Answers the account as it is now.',
     errors: ['NOT_FOUND'],
   },
