@@ -5,7 +5,7 @@ export type { Storage, WebStorage } from './storage';
 export { ApiError, NetworkError, SignedOutError } from './errors';
 export type { DroppedEvents, EventType, FlushResult, PendingEvents, QueuedEvent } from './events';
 export type { FoundTranscription, NewTranscription, TranscriptionSearch } from './transcriptions';
-export type { ExportPage } from './users';
+export type { ExportPage, IdentityLink, LinkedIdentity } from './users';
 export { OutboxFullError } from './outbox';
 export type { Change, Conflict, LocalRecord, OutboxOptions, PendingProblem, Problem, PullOptions, PullResult, PushResult, RecordFields, SyncedRecord } from './outbox';
 export type { CreatePasskey, GetPasskey, Passkey, PasskeyAssertion, PasskeyCeremony, PasskeyCreationOptions, PasskeyRegistration, PasskeyRequestOptions } from './passkeys';

@@ -1,8 +1,15 @@
 import type { ClientContext } from './context';
-import type { components } from './generated/api';
+import type { components, paths } from './generated/api';
 import { dataOf } from './transport';
 
 export type ExportPage = components['schemas']['ExportPage'];
+export type LinkedIdentity = components['schemas']['LinkedIdentity'];
+type LinkBody = paths['/users/me/identities/{provider}']['post']['requestBody']['content']['application/json'];
+/** What each provider's link takes: the same body as its sign-in (`signInWithApple` ...). */
+export type IdentityLink =
+  | { provider: 'apple'; body: Extract<LinkBody, { identityToken: string }> }
+  | { provider: 'google'; body: Extract<LinkBody, { idToken: string }> }
+  | { provider: 'wechat'; body: Extract<LinkBody, { code: string }> };
 
 /** The signed-in person. */
 export function usersArea({ api }: ClientContext) {
@@ -27,6 +34,17 @@ export function usersArea({ api }: ClientContext) {
      * first page of devices, this week's usage and the last value of each setting to restore.
      */
     summary: () => dataOf(api.GET('/users/me/summary')),
+    /**
+     * Sign-in with Apple, Google and WeChat linked to the account (from the settings screen).
+     * `link` takes the provider's sign-in body and works within 10 minutes of this session's sign-in
+     * (else ApiError 403 REAUTHENTICATION_REQUIRED: sign in again first); an identity of another
+     * account is 409. `unlink` refuses the account's last way in (409 LAST_SIGN_IN_METHOD).
+     */
+    identities: {
+      list: () => dataOf(api.GET('/users/me/identities')),
+      link: ({ provider, body }: IdentityLink) => dataOf(api.POST('/users/me/identities/{provider}', { params: { path: { provider } }, body })),
+      unlink: (provider: LinkedIdentity['provider']) => dataOf(api.DELETE('/users/me/identities/{provider}', { params: { path: { provider } } })),
+    },
   };
 }
 

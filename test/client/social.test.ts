@@ -3,6 +3,7 @@ import { ApiError, memoryStorage } from '../../client/src/index';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { nonceHash } from '../../shared/identity/social/nonces';
 import type { LocalApi } from '../support/local-api';
+import { latestCode, uniqueEmail } from '../support/local-api';
 import { SOCIAL, startSocialApi } from '../support/social';
 import { testClient } from './support';
 
@@ -72,5 +73,33 @@ describe('client social sign-in', () => {
     const viaWeChat = await wechat.auth.signInWithWeChat({ code, appId: SOCIAL.wechat });
     expect(viaWeChat.isNewUser).toBe(true);
     expect((await wechat.users.me()).userId).toBe(viaWeChat.userId);
+  });
+
+  it('links Google to an account signed in by code, lists it, signs in with it, and unlinks it; the last way in stays', async () => {
+    const client = testClient(api.url, { storage: memoryStorage() });
+    const target = uniqueEmail('links');
+    await client.auth.sendCode({ type: 'email', target });
+    const account = await client.auth.verifyCode({ target, verifyCode: latestCode(api, target) });
+    const sub = unique('linked');
+    const googleToken = async (owner: typeof client) => {
+      const { nonce, hashedNonce } = await owner.auth.socialNonce();
+      const { idToken } = await standIns.google.issue({ clientId: SOCIAL.google, nonce: hashedNonce!, sub, email: `${sub}@example.org`, emailVerified: true });
+      return { idToken, nonce };
+    };
+    const linked = await client.users.identities.link({ provider: 'google', body: await googleToken(client) });
+    expect(linked).toMatchObject({ provider: 'google', email: `${sub}@example.org` });
+    expect((await client.users.identities.list()).map((identity) => identity.provider)).toEqual(['google']);
+
+    // Another phone signs in with that Google account: the same person.
+    const phone = testClient(api.url, { storage: memoryStorage() });
+    expect(await phone.auth.signInWithGoogle(await googleToken(phone))).toMatchObject({ userId: account.userId, isNewUser: false });
+
+    await client.users.identities.unlink('google');
+    expect(await client.users.identities.list()).toEqual([]);
+    // Its e-mail remains the way in of this account; a WeChat-only account cannot drop its only one.
+    const wechat = testClient(api.url, { storage: memoryStorage() });
+    await wechat.auth.signInWithWeChat({ code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject: unique('only') }).code, appId: SOCIAL.wechat });
+    const refused = await wechat.users.identities.unlink('wechat').catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 409, error: 'LAST_SIGN_IN_METHOD' });
   });
 });
