@@ -269,7 +269,8 @@ export const routes = [
     secret: true,
     providers: true,
     providerSecret: true,
-    dynamodb: { actions: ['GetItem', 'Query', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem'] },
+    // PutItem: Apple's revocation recorded with the unlink (DeleteItem: removed once Apple confirms).
+    dynamodb: { actions: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem'] },
   }),
   route('POST', '/api/devices', 'functions/devices/bind.ts', { table: 'read-write', dynamodb: { actions: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/devices', 'functions/devices/list.ts', { dynamodb: { actions: ['GetItem'], indexes: ['ByCreated'] } }),

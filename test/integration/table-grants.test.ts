@@ -469,6 +469,12 @@ beforeAll(async () => {
     const options = await call(api, 'POST', '/api/auth/passkeys/registration-options', { token: wechatToken });
     expect((await call(api, 'POST', '/api/auth/passkeys', { token: wechatToken, body: { response: authenticator.create(options.body) } })).status).toBe(200);
     expect((await call(api, 'DELETE', '/api/users/me/identities/wechat', { token: wechatToken })).status).toBe(200);
+    // Apple unlinked: its revocation recorded with the unlink, and removed once Apple confirms.
+    const appleNonce = await call(api, 'POST', '/api/auth/social/nonce');
+    const appleSub = `000007.${randomUUID()}`;
+    const apple = await standIns.apple.issue({ sub: appleSub, clientId: SOCIAL.apple, email: `${appleSub}@privaterelay.appleid.com`, isPrivateEmail: true, nonce: nonceHash(appleNonce.body.nonce as string) });
+    const appleToken = (await call(api, 'POST', '/api/auth/apple', { body: { ...apple, nonce: appleNonce.body.nonce } })).body.token as string;
+    expect((await call(api, 'DELETE', '/api/users/me/identities/apple', { token: appleToken })).status).toBe(200);
   });
 }, 180_000);
 

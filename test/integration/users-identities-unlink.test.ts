@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
+import { handler as revokeAppleTokensJob } from '../../functions/jobs/revoke-apple-tokens';
+import { pendingRevocations } from '../../shared/db/apple-revocations-repository';
 import { findSocialOwner } from '../../shared/db/social-identities-repository';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -22,6 +24,12 @@ beforeAll(async () => {
 afterAll(() => close());
 
 const unlink = (token: string | undefined, provider: string) => api.request('DELETE', `/api/users/me/identities/${provider}`, token ? { token } : {});
+/** The Apple revocations still pending for an account (recorded with an unlink, removed once Apple confirms). */
+async function pendingFor(userId: number) {
+  const pending = [];
+  for await (const revocation of pendingRevocations(api.db)) if (revocation.userId === userId) pending.push(revocation);
+  return pending;
+}
 const providersOf = async (token: string) => ((await api.request('GET', '/api/users/me/identities', { token })).body as { provider: string }[]).map((each) => each.provider);
 
 async function linkGoogle(token: string, person: string) {
@@ -99,5 +107,20 @@ describe('DELETE /api/users/me/identities/{provider}', () => {
     expect(revoked).toHaveLength(1);
     expect(live).toContain(revoked[0]);
     expect(standIns.apple.liveRefreshTokens.has(revoked[0]!)).toBe(false);
+    expect(await pendingFor(made.body.userId as number)).toEqual([]);
+  });
+
+  it('Apple failing at the unlink: the unlink stands, and the job revoke-apple-tokens revokes the token later', async () => {
+    const person = sub('apple');
+    const made = await appleSignIn(api, standIns, { sub: person, email: `${person}@example.org`, isPrivateEmail: false });
+    const token = made.body.token as string;
+    standIns.apple.failRevocations(1);
+    expect((await unlink(token, 'apple')).status).toBe(200);
+    expect(await providersOf(token)).toEqual([]);
+    expect(await pendingFor(made.body.userId as number)).toHaveLength(1);
+    const revokedBefore = standIns.apple.revoked.length;
+    await revokeAppleTokensJob.withContext(api.context)(undefined, { getRemainingTimeInMillis: () => 120_000 });
+    expect(standIns.apple.revoked.length).toBe(revokedBefore + 1);
+    expect(await pendingFor(made.body.userId as number)).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
 import { readForAccount } from '../../db/account-guard';
+import { recordRevocationWrite, removeRevocation } from '../../db/apple-revocations-repository';
+import type { AppleRevocation } from '../../db/apple-revocations-repository';
+import { isoSeconds } from '../../ports/clock';
 import { countPasskeys, passkeyRemains } from '../../db/passkeys-repository';
 import { findSession } from '../../db/sessions-repository';
 import {
@@ -8,7 +11,7 @@ import {
   readProfileSignInMethods,
   unlinkFromAccountWrites,
 } from '../../db/social-identities-repository';
-import type { SocialIdentityRecord, SocialProvider } from '../../db/social-identities-repository';
+import type { SocialProvider } from '../../db/social-identities-repository';
 import { writeAtomically } from '../../db/transactions';
 import type { GuardedWrite } from '../../db/transactions';
 import type { AccountRef } from '../../db/account-guard';
@@ -85,8 +88,8 @@ export async function linkIdentity(ctx: ServiceContext, caller: AccountRef, prov
 /**
  * Unlinks the caller's identity of `provider`, unless it is the account's only way in (409
  * LAST_SIGN_IN_METHOD: no e-mail, phone, passkey or other identity). Apple's token is then revoked
- * at Apple; a failure there is logged (`apple token revocation failed`) and does not undo the
- * unlink, which the person asked for and got.
+ * at Apple, durably: recorded in the unlink's transaction, tried at once, and retried by the job
+ * revoke-apple-tokens should Apple fail (the unlink stands).
  */
 export async function unlinkIdentity(ctx: ServiceContext, caller: AccountRef, provider: SocialProvider): Promise<void> {
   const [methods, identities] = await readForAccount(ctx.db, caller, () => Promise.all([readProfileSignInMethods(ctx.db, caller.userId), listSocialIdentities(ctx.db, caller.userId)]));
@@ -99,16 +102,28 @@ export async function unlinkIdentity(ctx: ServiceContext, caller: AccountRef, pr
     if ((await countPasskeys(ctx.db, caller.userId)) === 0) throw new LastSignInMethodError('This is the account’s only way to sign in: add an e-mail, a phone, a passkey or another provider first.');
     alongside.push(passkeyRemains(ctx.db, caller.userId, () => new LastSignInMethodError('This is the account’s only way to sign in.')));
   }
-  await writeAtomically(ctx.db, [...unlinkFromAccountWrites(ctx.db, identity, caller, keepsProfileWay), ...alongside]);
-  if (provider === 'apple' && identity.appleRefreshToken) await revokeApple(ctx, identity);
+  // Apple's token: its revocation is recorded with the unlink, as a deletion records it
+  // (apple-revocations-repository.ts), so a failure at Apple is retried by the job revoke-apple-tokens.
+  const revocation =
+    provider === 'apple' && identity.appleRefreshToken
+      ? { userId: caller.userId, subject: identity.subject, clientId: identity.clientId, sealedToken: identity.appleRefreshToken, requestedAt: isoSeconds(ctx.clock.now()) }
+      : undefined;
+  await writeAtomically(ctx.db, [...unlinkFromAccountWrites(ctx.db, identity, caller, keepsProfileWay), ...alongside, ...(revocation ? [recordRevocationWrite(ctx.db, revocation)] : [])]);
+  if (revocation) await revokeNow(ctx, revocation);
 }
 
-async function revokeApple(ctx: ServiceContext, identity: SocialIdentityRecord): Promise<void> {
+/** Tried at once; Apple's 200 removes the record, anything else leaves it to the job. */
+async function revokeNow(ctx: ServiceContext, revocation: Pick<AppleRevocation, 'userId' | 'subject' | 'clientId' | 'sealedToken'>): Promise<void> {
   try {
     const { appleTokenKey } = await ctx.keys();
-    const revoked = await revokeAppleToken(ctx.config, await ctx.providerSecrets(), ctx.clock.now(), identity.clientId, openAppleToken(appleTokenKey, identity.appleRefreshToken!));
-    if (!revoked) ctx.log.warn('apple token revocation failed', { reason: 'refused' });
+    const revoked = await revokeAppleToken(ctx.config, await ctx.providerSecrets(), ctx.clock.now(), revocation.clientId, openAppleToken(appleTokenKey, revocation.sealedToken));
+    if (revoked) {
+      await removeRevocation(ctx.db, revocation);
+      ctx.metrics.count('AppleTokensRevoked');
+      return;
+    }
+    ctx.log.warn('apple token revocation deferred', { reason: 'refused' });
   } catch (error) {
-    ctx.log.warn('apple token revocation failed', { reason: error instanceof Error ? error.name : 'unknown' });
+    ctx.log.warn('apple token revocation deferred', { reason: error instanceof Error ? error.name : 'unknown' });
   }
 }
