@@ -226,6 +226,23 @@ export interface components {
                     createdAt: string;
                     lastUsedAt: string | null;
                 }[];
+                /** @description Apple, Google and WeChat linked to the account: which and when, never their e-mails or tokens */
+                identities: {
+                    /** @enum {string} */
+                    provider: "apple" | "google" | "wechat";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    linkedAt: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 UTC, second precision
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    lastUsedAt: string;
+                }[];
             };
             /** @description Newest binding first, at most 100 */
             devices: {

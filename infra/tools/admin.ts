@@ -158,6 +158,8 @@ function readable(command: string, response: AdminResponse): string[] {
     `  usage      ${cell(body.usage.totalSeconds)} s in total`,
     'passkeys',
     ...table(signIn.passkeys, ['name', 'createdAt', 'lastUsedAt']),
+    'Apple, Google, WeChat',
+    ...table(signIn.identities, ['provider', 'linkedAt', 'lastUsedAt']),
     'devices',
     ...table(body.devices, ['sn', 'productModel', 'createdAt']),
     'sessions',

@@ -11,6 +11,7 @@ import { sessionMarkersOf } from '../db/keys';
 import { accountSubject, clearLoginFailures, readLoginStanding } from '../db/login-failures-repository';
 import type { Page, PageRequest } from '../db/pagination';
 import { listPasskeys } from '../db/passkeys-repository';
+import { listSocialIdentities } from '../db/social-identities-repository';
 import { listSessionItems } from '../db/sessions-repository';
 import { readUsageTotal } from '../db/usage-repository';
 import { DISABLED_ATTRIBUTE, findUserIdByIdentity } from '../db/users-repository';
@@ -59,18 +60,19 @@ const deletingView = (userId: number): AdminUser => ({
   timeZone: null,
   locale: null,
   disabledAt: null,
-  signIn: { passwordSet: false, failedAttempts: 0, lockedUntil: null, passkeys: [] },
+  signIn: { passwordSet: false, failedAttempts: 0, lockedUntil: null, passkeys: [], identities: [] },
   devices: [],
   sessions: [],
   usage: { totalSeconds: 0 },
 });
 
-/** The view of an account, read in parallel (the profile, passkeys, sessions, devices, login failures, usage): field by field. */
+/** The view of an account, read in parallel (the profile, passkeys, linked identities, sessions, devices, login failures, usage): field by field. */
 export async function viewAccount(ctx: ServiceContext, userId: number): Promise<AdminUser> {
   const now = epochSeconds(ctx.clock.now());
-  const [profile, passkeys, sessions, devices, login, totalSeconds] = await Promise.all([
+  const [profile, passkeys, identities, sessions, devices, login, totalSeconds] = await Promise.all([
     readProfileItem(ctx.db, userId),
     listPasskeys(ctx.db, userId),
+    listSocialIdentities(ctx.db, userId),
     listSessionItems(ctx.db, userId),
     listDevices(ctx.db, userId, { limit: DEVICES_SHOWN }),
     readLoginStanding(ctx.db, accountSubject(userId), now, LOGIN_LOCK_POLICY),
@@ -97,6 +99,7 @@ export async function viewAccount(ctx: ServiceContext, userId: number): Promise<
       failedAttempts: login.failedAttempts,
       lockedUntil: iso(login.lockedUntil),
       passkeys: passkeys.map((passkey) => ({ name: passkey.name, createdAt: passkey.createdAt, lastUsedAt: passkey.lastUsedAt })),
+      identities: identities.map((identity) => ({ provider: identity.provider, linkedAt: identity.linkedAt, lastUsedAt: identity.lastUsedAt })),
     },
     devices: devices.items.map((device) => ({ sn: device.sn, productModel: device.productModel, createdAt: device.createdAt })),
     sessions: sessions

@@ -483,6 +483,9 @@ export const adminUserSchema = /* @__PURE__ */ named(
         failedAttempts: z.int().check(z.minimum(0), z.describe('Wrong passwords within the lock window')),
         lockedUntil: z.nullable(timestampSchema).check(z.describe('Password login is locked until then; null when not locked')),
         passkeys: z.array(z.object({ name: z.string(), createdAt: timestampSchema, lastUsedAt: z.nullable(timestampSchema) })),
+        identities: z
+          .array(z.object({ provider: z.enum(['apple', 'google', 'wechat']), linkedAt: timestampSchema, lastUsedAt: timestampSchema }))
+          .check(z.describe('Apple, Google and WeChat linked to the account: which and when, never their e-mails or tokens')),
       }),
       devices: z.array(z.object({ sn: z.string(), productModel: z.nullable(z.string()), createdAt: timestampSchema })).check(z.describe('Newest binding first, at most 100')),
       sessions: z.array(z.object({ sessionId: z.string(), clientName: z.string(), createdAt: timestampSchema, lastUsedAt: timestampSchema })).check(z.describe('The live sessions')),
