@@ -14,13 +14,17 @@ export type ApiRequest = (method: string, path: string, body?: unknown, headers?
 
 const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/]+/i;
 
+/** 401s about a credential in the body, which a refreshed token would not change. */
+const BODY_CREDENTIAL_REFUSALS: unknown[] = ['PASSKEY_INVALID', 'SOCIAL_CREDENTIAL_INVALID'];
+
 /**
- * Whether a 401 is about the token (the authorizer's, or one without a name): not a passkey the
- * service could not verify (`POST /auth/passkeys`), which a refreshed token would not change.
+ * Whether a 401 is about the token (the authorizer's, or one without a name): not a passkey
+ * (`POST /auth/passkeys`) or a provider's token (`POST /users/me/identities/{provider}`) the
+ * service could not verify.
  */
 function refusesTheToken(text: string): boolean {
   try {
-    return (JSON.parse(text) as { error?: unknown } | null)?.error !== 'PASSKEY_INVALID';
+    return !BODY_CREDENTIAL_REFUSALS.includes((JSON.parse(text) as { error?: unknown } | null)?.error);
   } catch {
     return true;
   }

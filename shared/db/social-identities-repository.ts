@@ -278,7 +278,7 @@ export function linkToAccountWrites(db: Database, identity: SocialIdentityRecord
  * still being there: an e-mail, a phone or another identity on the profile (`keepsProfileWay`),
  * else a passkey (the caller adds `passkeyRemains` of passkeys-repository.ts).
  */
-export function unlinkFromAccountWrites(db: Database, identity: SocialIdentityRecord, caller: AccountRef, keepsProfileWay: boolean): GuardedWrite[] {
+export function unlinkFromAccountWrites(db: Database, identity: SocialIdentityRecord, caller: AccountRef, keepsProfileWay: boolean, emailCounts = true): GuardedWrite[] {
   const condition = tokenIsCurrentCondition(caller);
   const others = PROVIDERS.filter((provider) => provider !== identity.provider);
   const names: Record<string, string> = { ...(condition.ExpressionAttributeNames ?? {}), '#marker': socialMarker(identity.provider) };
@@ -288,7 +288,8 @@ export function unlinkFromAccountWrites(db: Database, identity: SocialIdentityRe
     // Stored as null when absent: a string type is a proven address.
     others.forEach((provider, index) => (names[`#other${index}`] = socialMarker(provider)));
     values[':string'] = 'S';
-    way = ` AND (attribute_type(email, :string) OR attribute_type(phone, :string) OR ${others.map((_, index) => `attribute_exists(#other${index})`).join(' OR ')})`;
+    // Apple's relay address of the Apple identity being unlinked is no way in (`emailCounts` false): it stops forwarding with it.
+    way = ` AND (${emailCounts ? 'attribute_type(email, :string) OR ' : ''}attribute_type(phone, :string) OR ${others.map((_, index) => `attribute_exists(#other${index})`).join(' OR ')})`;
   }
   return [
     {

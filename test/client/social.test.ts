@@ -76,7 +76,8 @@ describe('client social sign-in', () => {
   });
 
   it('links Google to an account signed in by code, lists it, signs in with it, and unlinks it; the last way in stays', async () => {
-    const client = testClient(api.url, { storage: memoryStorage() });
+    const sent: string[] = [];
+    const client = testClient(api.url, { storage: memoryStorage(), fetch: (input, init) => (sent.push(`${init.method ?? 'GET'} ${new URL(input).pathname}`), globalThis.fetch(input, init)) });
     const target = uniqueEmail('links');
     await client.auth.sendCode({ type: 'email', target });
     const account = await client.auth.verifyCode({ target, verifyCode: latestCode(api, target) });
@@ -86,6 +87,10 @@ describe('client social sign-in', () => {
       const { idToken } = await standIns.google.issue({ clientId: SOCIAL.google, nonce: hashedNonce!, sub, email: `${sub}@example.org`, emailVerified: true });
       return { idToken, nonce };
     };
+    // A token Google did not issue: refused as a credential, not taken for an expired session (no refresh, no retry).
+    const forged = await client.users.identities.link({ provider: 'google', body: { idToken: 'not-a-google-token', nonce: (await client.auth.socialNonce()).nonce } }).catch((error: unknown) => error);
+    expect(forged).toMatchObject({ status: 401, error: 'SOCIAL_CREDENTIAL_INVALID' });
+    expect(sent.filter((line) => line.includes('/identities/') || line.includes('/token/refresh'))).toEqual(['POST /api/users/me/identities/google']);
     const linked = await client.users.identities.link({ provider: 'google', body: await googleToken(client) });
     expect(linked).toMatchObject({ provider: 'google', email: `${sub}@example.org` });
     expect((await client.users.identities.list()).map((identity) => identity.provider)).toEqual(['google']);

@@ -65,9 +65,11 @@ describe('POST /api/users/me/identities/{provider}', () => {
     const unknown = await link(owner.token, 'facebook', await googleBody(sub('google')));
     expect(unknown.status).toBe(400);
     expect(unknown.body).toMatchObject({ code: 400, error: 'VALIDATION_FAILED', details: [expect.objectContaining({ path: 'path.provider' })] });
+    // Google's body sent as Apple's: a credential Apple's verification cannot take.
     const mismatched = await link(owner.token, 'apple', await googleBody(sub('google')));
-    expect(mismatched.status).toBe(400);
-    expect(mismatched.body).toMatchObject({ error: 'VALIDATION_FAILED' });
+    expect(mismatched.status).toBe(401);
+    expect(mismatched.body).toMatchObject({ code: 401, error: 'SOCIAL_CREDENTIAL_INVALID' });
+    expect(await api.request('GET', '/api/users/me/identities', { token: owner.token })).toMatchObject({ body: [] });
   });
 
   it('refuses a request without credentials, and a credential that does not verify', async () => {

@@ -85,6 +85,19 @@ describe('DELETE /api/users/me/identities/{provider}', () => {
     expect(await providersOf(token)).toEqual([]);
   });
 
+  it("counts Apple's private relay address as no way in when Apple itself is unlinked: it stops forwarding", async () => {
+    const person = sub('relay');
+    const made = await appleSignIn(api, standIns, { sub: person, email: `${person}@privaterelay.appleid.com`, isPrivateEmail: true });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const token = made.body.token as string;
+    expect((await api.request('GET', '/api/users/me', { token })).body).toMatchObject({ email: `${person}@privaterelay.appleid.com` });
+    expect((await unlink(token, 'apple')).body).toMatchObject({ code: 409, error: 'LAST_SIGN_IN_METHOD' });
+    expect(await providersOf(token)).toEqual(['apple']);
+    await linkGoogle(token, sub('google'));
+    expect((await unlink(token, 'apple')).status).toBe(200);
+    expect(await providersOf(token)).toEqual(['google']);
+  });
+
   it("two unlinks of an account's last two identities at once: one is refused, a way in is left", async () => {
     const made = await wechatSignIn(api, standIns, sub('wechat'));
     const token = made.body.token as string;

@@ -96,3 +96,10 @@ export function openAppleToken(key: Uint8Array, sealed: string): string {
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
 }
+
+/**
+ * Whether an e-mail is an address of Apple's private relay: mail to it reaches the person only
+ * while their Apple account and its tie to the app last, so it is no way in once Apple is unlinked
+ * or the Apple account is deleted.
+ */
+export const isAppleRelayAddress = (email: string): boolean => email.toLowerCase().endsWith('@privaterelay.appleid.com');

@@ -11,6 +11,7 @@ import type { UserRecord } from '../../db/users-repository';
 import { ProviderUnavailableError, SocialCredentialInvalidError, UnauthorizedError } from '../../errors';
 import { isoSeconds } from '../../ports/clock';
 import type { ServiceContext } from '../../service-context';
+import { isAppleRelayAddress } from './apple-client';
 import { APPLE_ISSUER } from './id-tokens';
 import { providerKeys } from './provider-keys';
 import { assertConfigured } from './social-sign-in';
@@ -37,8 +38,6 @@ export type AppleNotificationOutcome = 'consent-revoked' | 'account-delete' | 'e
 /** How old a notification may be (Apple retries a failed delivery, not for days). */
 const MAX_NOTIFICATION_AGE = '1d';
 const SKEW_SECONDS = 60;
-/** Apple's private relay domain: an address Apple stops forwarding once the Apple account is gone. */
-const RELAY_DOMAIN = '@privaterelay.appleid.com';
 
 interface AppleEvent {
   type: string;
@@ -136,6 +135,6 @@ const ignoreGone = (error: unknown) => {
 async function appleIsOnlyWayIn(ctx: ServiceContext, user: UserRecord, socialSubjects: Record<string, string>, identity: SocialIdentityRecord): Promise<boolean> {
   if (user.phone !== null || user.passwordHash !== null) return false;
   if (Object.keys(socialSubjects).some((provider) => provider !== 'apple')) return false;
-  if (user.email !== null && !(user.email === identity.email && user.email.endsWith(RELAY_DOMAIN))) return false;
+  if (user.email !== null && !(user.email === identity.email && isAppleRelayAddress(user.email))) return false;
   return (await listPasskeys(ctx.db, user.userId)).length === 0;
 }

@@ -15,9 +15,9 @@ import type { SocialProvider } from '../../db/social-identities-repository';
 import { writeAtomically } from '../../db/transactions';
 import type { GuardedWrite } from '../../db/transactions';
 import type { AccountRef } from '../../db/account-guard';
-import { IdentityInUseError, LastSignInMethodError, NotFoundError, ReauthenticationRequiredError, UnauthorizedError, ValidationError } from '../../errors';
+import { IdentityInUseError, LastSignInMethodError, NotFoundError, ReauthenticationRequiredError, SocialCredentialInvalidError, UnauthorizedError } from '../../errors';
 import type { ServiceContext } from '../../service-context';
-import { openAppleToken, revokeAppleToken } from './apple-client';
+import { isAppleRelayAddress, openAppleToken, revokeAppleToken } from './apple-client';
 import { verifyApple } from './apple-sign-in';
 import type { AppleCredential } from './apple-sign-in';
 import { verifyGoogle } from './google-sign-in';
@@ -49,9 +49,13 @@ async function assertRecentSignIn(ctx: ServiceContext, caller: AccountRef): Prom
 
 export type LinkCredential = AppleCredential | GoogleCredential | WeChatCredential;
 
-/** The sign-in's body of the provider named in the path, or a 400 naming what it lacks. */
+/**
+ * The sign-in's body of the provider named in the path. Another provider's body is a credential
+ * this provider cannot verify: 401 SOCIAL_CREDENTIAL_INVALID, as any refused credential (the
+ * document lists the three bodies for every provider, so it is not a malformed request).
+ */
 function verifyFor(ctx: ServiceContext, provider: SocialProvider, body: LinkCredential): Promise<VerifiedCredential> {
-  const wrongBody = (fields: string) => new ValidationError(`A ${provider} link takes the body of its sign-in.`, [{ path: 'body', message: `a ${provider} link takes ${fields}, as its sign-in does` }]);
+  const wrongBody = (fields: string) => SocialCredentialInvalidError.because(`a ${provider} link without ${fields}`);
   if (provider === 'apple') {
     if (!('identityToken' in body && 'authorizationCode' in body)) throw wrongBody('identityToken, authorizationCode and nonce');
     return verifyApple(ctx, body);
@@ -96,7 +100,10 @@ export async function unlinkIdentity(ctx: ServiceContext, caller: AccountRef, pr
   if (!methods) throw new UnauthorizedError('Unauthorized');
   const identity = identities.find((each) => each.provider === provider && methods.linked[provider] === each.subject);
   if (!identity) throw new NotFoundError(`No ${provider} identity is linked to this account.`);
-  const keepsProfileWay = methods.email !== null || methods.phone !== null || Object.keys(methods.linked).some((other) => other !== provider);
+  // Apple's private relay address for this Apple identity stops forwarding once Apple is unlinked
+  // and its token revoked: it is no way in then (as for Apple's account-delete notification).
+  const emailCounts = methods.email !== null && !(provider === 'apple' && isAppleRelayAddress(methods.email));
+  const keepsProfileWay = emailCounts || methods.phone !== null || Object.keys(methods.linked).some((other) => other !== provider);
   const alongside: GuardedWrite[] = [];
   if (!keepsProfileWay) {
     if ((await countPasskeys(ctx.db, caller.userId)) === 0) throw new LastSignInMethodError('This is the account’s only way to sign in: add an e-mail, a phone, a passkey or another provider first.');
@@ -108,7 +115,7 @@ export async function unlinkIdentity(ctx: ServiceContext, caller: AccountRef, pr
     provider === 'apple' && identity.appleRefreshToken
       ? { userId: caller.userId, subject: identity.subject, clientId: identity.clientId, sealedToken: identity.appleRefreshToken, requestedAt: isoSeconds(ctx.clock.now()) }
       : undefined;
-  await writeAtomically(ctx.db, [...unlinkFromAccountWrites(ctx.db, identity, caller, keepsProfileWay), ...alongside, ...(revocation ? [recordRevocationWrite(ctx.db, revocation)] : [])]);
+  await writeAtomically(ctx.db, [...unlinkFromAccountWrites(ctx.db, identity, caller, keepsProfileWay, emailCounts), ...alongside, ...(revocation ? [recordRevocationWrite(ctx.db, revocation)] : [])]);
   if (revocation) await revokeNow(ctx, revocation);
 }
 
