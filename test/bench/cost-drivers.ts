@@ -365,7 +365,14 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       return { query: { userId } };
     },
   },
-  'GET /api/users/me/identities': { prepare: async ({ typical }) => ({ account: typical }) },
+  // The settings screen of a person who linked Google: a list with something in it.
+  'GET /api/users/me/identities': {
+    prepare: async ({ bench, fresh }) => {
+      const account = await fresh('identities');
+      await bench.call('POST /api/users/me/identities/{provider}', { account, pathParameters: { provider: 'google' }, body: await googleLinkBody(bench) });
+      return { account };
+    },
+  },
   // Linking Google from the settings right after a sign-in, and unlinking it (an e-mail stays).
   'POST /api/users/me/identities/{provider}': {
     prepare: async ({ bench, fresh }) => ({ account: await fresh('link'), pathParameters: { provider: 'google' }, body: await googleLinkBody(bench) }),

@@ -72,7 +72,8 @@ describe('every route under random and hostile input', () => {
     await fc.assert(
       fc.asyncProperty(request, async (input) => {
         const [plain, versioned] = versionedPaths(input.route.path);
-        const path = (input.versioned ? versioned! : plain!).replace(/\{\w+\}/g, () => encodeURIComponent(input.pathValue) || 'x');
+        // `/admin` paths have no /api/v1 alias.
+        const path = ((input.versioned && versioned) || plain!).replace(/\{\w+\}/g, () => encodeURIComponent(input.pathValue) || 'x');
         const search = new URLSearchParams(input.query).toString();
         const headers: Record<string, string> = { 'accept-language': input.acceptLanguage, 'idempotency-key': input.idempotencyKey };
         if (input.contentType) headers['content-type'] = input.contentType;
