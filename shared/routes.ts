@@ -171,7 +171,8 @@ export const routes = [
   route('POST', '/api/auth/passkeys', 'functions/passkeys/add.ts', { table: 'read-write', secret: true, dynamodb: { actions: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/auth/passkeys', 'functions/passkeys/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('PATCH', '/api/auth/passkeys/{passkeyId}', 'functions/passkeys/rename.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } }),
-  route('DELETE', '/api/auth/passkeys/{passkeyId}', 'functions/passkeys/remove.ts', { table: 'read-write', dynamodb: { actions: ['DeleteItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  // GetItem: the profile's other ways in (e-mail, phone, providers), without which another passkey must remain.
+  route('DELETE', '/api/auth/passkeys/{passkeyId}', 'functions/passkeys/remove.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'DeleteItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   // Signing in: the same per-method limit as the other sign-ins.
   route('POST', '/api/auth/passkey/options', 'functions/passkeys/sign-in-options.ts', { auth: 'none', throttle: 'strict', table: 'none', secret: true }),
   // As the code sign-in: the credential's owner, passkey and account, the sessions; the spent challenge and the counter in the session's transaction.

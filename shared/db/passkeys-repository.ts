@@ -1,9 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, PasskeyInvalidError, PasskeyLimitReachedError } from '../errors';
+import { LastSignInMethodError, NotFoundError, PasskeyInvalidError, PasskeyLimitReachedError } from '../errors';
 import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
 import type { AccountRef } from './account-guard';
 import type { Database } from './client';
-import { keys, sortKeyPrefix } from './keys';
+import { keys, sessionMarker, socialMarker, sortKeyPrefix } from './keys';
 import { TTL_ATTRIBUTE } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
@@ -155,11 +155,41 @@ export async function renamePasskey(db: Database, account: AccountRef, passkeyId
 }
 
 /** Removes one of the account's passkeys with its owner item: from then on it signs no one in. */
-export async function removePasskey(db: Database, account: AccountRef, passkeyId: string): Promise<void> {
+/**
+ * What keeps the account a way in once the passkey is gone (issue 38: an account may have
+ * nothing but passkeys after unlinking its last provider): `profile` when the profile has an
+ * e-mail, a phone or a linked provider, which the removal then requires to still be there;
+ * `passkeys` when it has none, and then another passkey must remain (LAST_SIGN_IN_METHOD).
+ * Either is a condition of the removal's own transaction, so an unlink at the same moment cannot
+ * take the last other way in.
+ */
+export type RemainingWayIn = 'profile' | 'passkeys';
+
+export async function removePasskey(db: Database, account: AccountRef, passkeyId: string, remains: RemainingWayIn = 'profile'): Promise<void> {
+  const check = accountIsCurrent(db, account);
+  const lastWay = () => new LastSignInMethodError('This passkey is the account’s only way to sign in: add an e-mail, a phone or a provider first.');
+  const current = check.item.ConditionCheck!;
+  const profileWay: GuardedWrite =
+    remains === 'profile'
+      ? {
+          item: {
+            ConditionCheck: {
+              ...current,
+              // Stored as null when absent: a string type is a proven address.
+              ConditionExpression: `(${current.ConditionExpression}) AND (attribute_type(email, :string) OR attribute_type(phone, :string) OR ${SOCIAL_MARKERS.map((_, index) => `attribute_exists(#way${index})`).join(' OR ')})`,
+              ExpressionAttributeNames: { ...(current.ExpressionAttributeNames ?? {}), ...Object.fromEntries(SOCIAL_MARKERS.map((marker, index) => [`#way${index}`, marker])) },
+              ExpressionAttributeValues: { ...(current.ExpressionAttributeValues ?? {}), ':string': 'S' },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+          // The token no longer current: 401 as ever; otherwise the profile's way went meanwhile.
+          onConditionFailed: (old) => (old && tokenStillCurrent(old, account) ? lastWay() : check.onConditionFailed!(old)),
+        }
+      : check;
   await writeAtomically(
     db,
     [
-      accountIsCurrent(db, account),
+      profileWay,
       {
         item: { Delete: { TableName: db.tableName, Key: keys.passkey(account.userId, passkeyId), ConditionExpression: 'attribute_exists(PK)' } },
         onConditionFailed: () => new NotFoundError('No such passkey.'),
@@ -181,14 +211,22 @@ export async function removePasskey(db: Database, account: AccountRef, passkeyId
             TableName: db.tableName,
             Key: keys.passkeyCount(account.userId),
             UpdateExpression: 'ADD passkeys :minusOne',
-            ExpressionAttributeValues: { ':minusOne': -1 },
+            ExpressionAttributeValues: { ':minusOne': -1, ...(remains === 'passkeys' ? { ':one': 1 } : {}) },
+            ...(remains === 'passkeys' ? { ConditionExpression: 'passkeys > :one' } : {}),
           },
         },
+        onConditionFailed: lastWay,
       },
     ],
     USER_WRITE_RETRY,
   );
 }
+
+/** The profile still speaks for the token (its version and session): a failed way-in check is then about the way in. */
+const tokenStillCurrent = (profile: Record<string, unknown>, account: AccountRef) =>
+  profile.tokenVersion === account.tokenVersion && (account.sessionId === undefined || sessionMarker(account.sessionId) in profile);
+
+const SOCIAL_MARKERS = (['apple', 'google', 'wechat'] as const).map((provider) => socialMarker(provider));
 
 /**
  * The write that records an assertion on the passkey, for the sign-in's transaction: its new

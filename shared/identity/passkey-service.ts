@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import { readForAccount, readWithProfile } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { MAX_PASSKEYS, findPasskey, listPasskeys, removePasskey, renamePasskey } from '../db/passkeys-repository';
+import { readProfileSignInMethods } from '../db/social-identities-repository';
 import type { PasskeyRecord } from '../db/passkeys-repository';
 import { NotFoundError, PasskeyLimitReachedError } from '../errors';
 import type { passkeyCreationOptionsSchema, passkeySchema } from '../api/schemas';
@@ -73,9 +74,16 @@ export async function renameAccountPasskey(ctx: ServiceContext, caller: AccountR
   return publicPasskey({ ...passkey, name: name.trim() });
 }
 
-/** Removes a passkey: it signs no one in from then on. The platform keeps its copy until the person deletes it. */
+/**
+ * Removes a passkey: it signs no one in from then on. The platform keeps its copy until the
+ * person deletes it. Not the account's last way in: with no e-mail, phone or linked provider,
+ * another passkey must remain (409 LAST_SIGN_IN_METHOD).
+ */
 export async function removeAccountPasskey(ctx: ServiceContext, caller: AccountRef, passkeyId: string): Promise<void> {
-  await removePasskey(ctx.db, caller, passkeyId);
+  const methods = await readProfileSignInMethods(ctx.db, caller.userId);
+  const profileWay = methods !== undefined && (methods.email !== null || methods.phone !== null || Object.keys(methods.linked).length > 0);
+  // A missing profile (a deleted account) fails the removal's account check: 401.
+  await removePasskey(ctx.db, caller, passkeyId, profileWay || methods === undefined ? 'profile' : 'passkeys');
 }
 
 /** Sign-in options: no `allowCredentials` (nothing about accounts is revealed), and nothing written. */

@@ -643,6 +643,17 @@ describe('linking Apple, Google and WeChat from the settings', () => {
     expect((await call('POST', '/api/users/me/identities/google', { token, body: await googleBody(`gu${Date.now()}`) })).status).toBe(200);
     expect((await call('DELETE', '/api/users/me/identities/wechat', { token })).status).toBe(200);
   });
+
+  it('DELETE /api/auth/passkeys/{passkeyId}: 409 when the passkey is the account’s only way in', async () => {
+    const made = await call('POST', '/api/auth/wechat', { body: { code: standIns.wechat.issue({ appId: SOCIAL.wechat, subject: `pk${Date.now()}` }).code } });
+    const token = made.body.token as string;
+    const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    const options = await call('POST', '/api/auth/passkeys/registration-options', { token });
+    const added = await call('POST', '/api/auth/passkeys', { token, body: { response: authenticator.create(options.body) } });
+    expect(added.status).toBe(200);
+    expect((await call('DELETE', '/api/users/me/identities/wechat', { token })).status).toBe(200);
+    expect((await call('DELETE', `/api/auth/passkeys/${added.body.passkeyId as string}`, { token })).status).toBe(409);
+  });
 });
 
 describe('coverage', () => {

@@ -80,9 +80,21 @@ describe('DELETE /api/users/me/identities/{provider}', () => {
     // A passkey is a way in too.
     const authenticator = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
     const options = await api.request('POST', '/api/auth/passkeys/registration-options', { token });
-    expect((await api.request('POST', '/api/auth/passkeys', { token, body: { response: authenticator.create(options.body) } })).status).toBe(200);
+    const added = await api.request<{ passkeyId: string }>('POST', '/api/auth/passkeys', { token, body: { response: authenticator.create(options.body) } });
+    expect(added.status).toBe(200);
     expect((await unlink(token, 'google')).status).toBe(200);
     expect(await providersOf(token)).toEqual([]);
+    // Now that passkey is the account's only way in: it stays.
+    const removed = await api.request('DELETE', `/api/auth/passkeys/${added.body.passkeyId}`, { token });
+    expect(removed.body).toMatchObject({ code: 409, error: 'LAST_SIGN_IN_METHOD' });
+    expect(((await api.request('GET', '/api/auth/passkeys', { token })).body as unknown[]).length).toBe(1);
+    // With a second passkey, either may go, not both.
+    const second = new SoftwareAuthenticator({ origin: 'http://localhost:8080' });
+    const moreOptions = await api.request('POST', '/api/auth/passkeys/registration-options', { token });
+    expect((await api.request('POST', '/api/auth/passkeys', { token, body: { response: second.create(moreOptions.body) } })).status).toBe(200);
+    expect((await api.request('DELETE', `/api/auth/passkeys/${added.body.passkeyId}`, { token })).status).toBe(200);
+    const [last] = (await api.request('GET', '/api/auth/passkeys', { token })).body as { passkeyId: string }[];
+    expect((await api.request('DELETE', `/api/auth/passkeys/${last!.passkeyId}`, { token })).body).toMatchObject({ error: 'LAST_SIGN_IN_METHOD' });
   });
 
   it("counts Apple's private relay address as no way in when Apple itself is unlinked: it stops forwarding", async () => {

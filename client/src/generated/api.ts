@@ -285,7 +285,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a passkey
-         * @description From then on it signs no one in. The copy on the person’s devices stays until they delete it there (the app may say so).
+         * @description From then on it signs no one in. The copy on the person’s devices stays until they delete it there (the app may say so). Not the account’s last way in: with no e-mail, phone or linked Apple, Google or WeChat, another passkey must remain (409 `LAST_SIGN_IN_METHOD`).
          */
         delete: operations["passkeysRemove"];
         options?: never;
@@ -2710,6 +2710,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["LastSignInMethod"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
