@@ -63,7 +63,7 @@ export interface Config {
   /**
    * The most a DELETE /api/users/me request spends purging the account's data before it answers;
    * the scheduled job purges the rest. On Lambda the function's remaining time less a 2 s margin
-   * bounds it too (shared/accounts/account-deletion-service.ts). The default answers within about
+   * bounds it too (shared/identity/account-deletion-service.ts). The default answers within about
    * 7 s however much the account holds, inside the functions' 10 s timeout, locally as on AWS.
    */
   ACCOUNT_PURGE_BUDGET_MS: number;

@@ -1,4 +1,4 @@
-import { deleteAccount } from '../../shared/accounts/account-deletion-service';
+import { deleteAccount } from '../../shared/identity/account-deletion-service';
 import { endpoint } from '../../shared/http/endpoint';
 import { succeeded } from '../../shared/http/response';
 

@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type { adminAuditEntrySchema, adminUserSchema } from '../api/schemas';
-import { deleteAccount } from '../accounts/account-deletion-service';
-import type { AccountDeletion } from '../accounts/account-deletion-service';
+import { deleteAccount } from '../identity/account-deletion-service';
+import type { AccountDeletion } from '../identity/account-deletion-service';
 import { changeStanding, isPurgePending, readProfileItem } from '../db/account-standing-repository';
 import type { StandingChange } from '../db/account-standing-repository';
 import { listAuditEntries } from '../db/audit-repository';
@@ -145,7 +145,7 @@ export async function unlockAccount(ctx: ServiceContext, userId: number): Promis
 export async function deleteAccountForSupport(ctx: ServiceContext, userId: number): Promise<AccountDeletion> {
   const profile = await readProfileItem(ctx.db, userId);
   if (!profile) throw noAccount();
-  // The owner's path (shared/accounts/account-deletion-service.ts), as a token of the account's
+  // The owner's path (shared/identity/account-deletion-service.ts), as a token of the account's
   // current version without a session would ask it: a change of the account in between makes it 401.
   return deleteAccount(ctx, { userId, tokenVersion: Number(profile.tokenVersion) });
 }

@@ -1,6 +1,6 @@
 import { jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { deleteAccount } from '../../accounts/account-deletion-service';
+import { deleteAccount } from '../account-deletion-service';
 import { listPasskeys } from '../../db/passkeys-repository';
 import { endSessions, readAccountSessions, sessionIdsOf } from '../../db/sessions-repository';
 import { findSocialIdentity, findSocialOwner, markEmailDeliverableWrite, unlinkIdentityWrites } from '../../db/social-identities-repository';
