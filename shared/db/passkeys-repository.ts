@@ -3,7 +3,9 @@ import { LastSignInMethodError, NotFoundError, PasskeyInvalidError, PasskeyLimit
 import { accountIsCurrent, USER_WRITE_RETRY } from './account-guard';
 import type { AccountRef } from './account-guard';
 import type { Database } from './client';
-import { keys, sessionMarker, socialMarker, sortKeyPrefix } from './keys';
+import { keys, sortKeyPrefix } from './keys';
+import { profileWayInCondition } from './social-identities-repository';
+import { profileHonours } from './users-repository';
 import { TTL_ATTRIBUTE } from './table';
 import { writeAtomically } from './transactions';
 import type { GuardedWrite } from './transactions';
@@ -169,21 +171,21 @@ export async function removePasskey(db: Database, account: AccountRef, passkeyId
   const check = accountIsCurrent(db, account);
   const lastWay = () => new LastSignInMethodError('This passkey is the account’s only way to sign in: add an e-mail, a phone or a provider first.');
   const current = check.item.ConditionCheck!;
+  const way = profileWayInCondition();
   const profileWay: GuardedWrite =
     remains === 'profile'
       ? {
           item: {
             ConditionCheck: {
               ...current,
-              // Stored as null when absent: a string type is a proven address.
-              ConditionExpression: `(${current.ConditionExpression}) AND (attribute_type(email, :string) OR attribute_type(phone, :string) OR ${SOCIAL_MARKERS.map((_, index) => `attribute_exists(#way${index})`).join(' OR ')})`,
-              ExpressionAttributeNames: { ...(current.ExpressionAttributeNames ?? {}), ...Object.fromEntries(SOCIAL_MARKERS.map((marker, index) => [`#way${index}`, marker])) },
-              ExpressionAttributeValues: { ...(current.ExpressionAttributeValues ?? {}), ':string': 'S' },
+              ConditionExpression: `(${current.ConditionExpression}) AND ${way.expression}`,
+              ExpressionAttributeNames: { ...current.ExpressionAttributeNames, ...way.names },
+              ExpressionAttributeValues: { ...current.ExpressionAttributeValues, ...way.values },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             },
           },
           // The token no longer current: 401 as ever; otherwise the profile's way went meanwhile.
-          onConditionFailed: (old) => (old && tokenStillCurrent(old, account) ? lastWay() : check.onConditionFailed!(old)),
+          onConditionFailed: (old) => (profileHonours(old, account) ? lastWay() : check.onConditionFailed!(old)),
         }
       : check;
   await writeAtomically(
@@ -221,12 +223,6 @@ export async function removePasskey(db: Database, account: AccountRef, passkeyId
     USER_WRITE_RETRY,
   );
 }
-
-/** The profile still speaks for the token (its version and session): a failed way-in check is then about the way in. */
-const tokenStillCurrent = (profile: Record<string, unknown>, account: AccountRef) =>
-  profile.tokenVersion === account.tokenVersion && (account.sessionId === undefined || sessionMarker(account.sessionId) in profile);
-
-const SOCIAL_MARKERS = (['apple', 'google', 'wechat'] as const).map((provider) => socialMarker(provider));
 
 /**
  * The write that records an assertion on the passkey, for the sign-in's transaction: its new

@@ -5,7 +5,7 @@ import type { Database } from './client';
 import { keys, sessionMarker, socialMarker, sortKeyPrefix } from './keys';
 import { TTL_ATTRIBUTE } from './table';
 import type { GuardedWrite } from './transactions';
-import { tokenIsCurrentCondition } from './users-repository';
+import { profileHonours, tokenIsCurrentCondition } from './users-repository';
 
 /**
  * Identities of Apple, Google and WeChat linked to accounts (docs/social-sign-in.md). An identity
@@ -240,6 +240,32 @@ export async function readProfileSignInMethods(db: Database, userId: number): Pr
 }
 
 /**
+ * Which ways in count when one is about to go: every provider but `except` (the one being
+ * unlinked), and the e-mail unless `emailCounts` is false (Apple's relay address, when Apple
+ * itself goes). A password alone is no way in: it signs in through the e-mail or phone.
+ */
+export interface WayInOptions {
+  except?: SocialProvider;
+  emailCounts?: boolean;
+}
+
+/** Whether the profile still shows a way in beyond what `options` leave out (docs/social-sign-in.md). */
+export const hasProfileWayIn = (methods: ProfileSignInMethods, { except, emailCounts = true }: WayInOptions = {}): boolean =>
+  (emailCounts && methods.email !== null) || methods.phone !== null || PROVIDERS.some((provider) => provider !== except && methods.linked[provider] !== undefined);
+
+/**
+ * The same rule as a condition on the profile item, for the transaction that takes a way in away
+ * (an unlink, a passkey's removal): the way the caller's read relied on must still be there when
+ * it commits, so two such changes at once cannot leave the account with none.
+ */
+export function profileWayInCondition({ except, emailCounts = true }: WayInOptions = {}): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const names = Object.fromEntries(PROVIDERS.filter((provider) => provider !== except).map((provider, index) => [`#way${index}`, socialMarker(provider)]));
+  // Stored as null when absent: a string type is a proven address.
+  const ways = [...(emailCounts ? ['attribute_type(email, :string)'] : []), 'attribute_type(phone, :string)', ...Object.keys(names).map((name) => `attribute_exists(${name})`)];
+  return { expression: `(${ways.join(' OR ')})`, names, values: { ':string': 'S' } };
+}
+
+/**
  * Links a verified identity to the caller's account from the settings: its owner item claimed
  * (IDENTITY_IN_USE when another account holds it), its item, and the profile's marker set, which
  * is conditioned on the caller's token (the account and session still current) and on no identity
@@ -272,52 +298,31 @@ export function linkToAccountWrites(db: Database, identity: SocialIdentityRecord
 }
 
 /**
- * Unlinks an identity at its owner's request, keeping the account a way in: the owner item (only
- * while it names this account), the item, and the profile's marker, conditioned on the caller's
- * token, on the marker still naming this identity, and on the way in the caller's read relied on
- * still being there: an e-mail, a phone or another identity on the profile (`keepsProfileWay`),
- * else a passkey (the caller adds `passkeyRemains` of passkeys-repository.ts).
+ * Unlinks an identity at its owner's request, keeping the account a way in: the writes of
+ * unlinkIdentityWrites, the profile's also conditioned on the way in the caller's read relied on
+ * still being there: an e-mail, a phone or another identity on the profile (`keepsProfileWay`,
+ * profileWayInCondition), else a passkey (the caller adds `passkeyRemains` of passkeys-repository.ts).
  */
 export function unlinkFromAccountWrites(db: Database, identity: SocialIdentityRecord, caller: AccountRef, keepsProfileWay: boolean, emailCounts = true): GuardedWrite[] {
-  const condition = tokenIsCurrentCondition(caller);
-  const others = PROVIDERS.filter((provider) => provider !== identity.provider);
-  const names: Record<string, string> = { ...(condition.ExpressionAttributeNames ?? {}), '#marker': socialMarker(identity.provider) };
-  const values: Record<string, unknown> = { ...condition.ExpressionAttributeValues, ':subject': identity.subject };
-  let way = '';
-  if (keepsProfileWay) {
-    // Stored as null when absent: a string type is a proven address.
-    others.forEach((provider, index) => (names[`#other${index}`] = socialMarker(provider)));
-    values[':string'] = 'S';
-    // Apple's relay address of the Apple identity being unlinked is no way in (`emailCounts` false): it stops forwarding with it.
-    way = ` AND (${emailCounts ? 'attribute_type(email, :string) OR ' : ''}attribute_type(phone, :string) OR ${others.map((_, index) => `attribute_exists(#other${index})`).join(' OR ')})`;
-  }
+  const [owner, item, profile] = unlinkIdentityWrites(db, identity, caller);
+  const update = profile!.item.Update!;
+  const way = keepsProfileWay ? profileWayInCondition({ except: identity.provider, emailCounts }) : undefined;
   return [
-    {
-      item: {
-        Delete: {
-          TableName: db.tableName,
-          Key: keys.socialIdentityOwner(identity.provider, identity.subject),
-          ConditionExpression: 'attribute_not_exists(PK) OR userId = :me',
-          ExpressionAttributeValues: { ':me': identity.userId },
-        },
-      },
-    },
-    { item: { Delete: { TableName: db.tableName, Key: keys.socialIdentity(identity.userId, identity.provider, identity.subject) } } },
+    owner!,
+    item!,
     {
       item: {
         Update: {
-          TableName: db.tableName,
-          Key: keys.user(identity.userId),
-          UpdateExpression: 'REMOVE #marker',
-          ConditionExpression: `(${condition.ConditionExpression}) AND #marker = :subject${way}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ...update,
+          ConditionExpression: way ? `${update.ConditionExpression} AND ${way.expression}` : update.ConditionExpression,
+          ExpressionAttributeNames: { ...update.ExpressionAttributeNames, ...way?.names },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ...way?.values },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
       onConditionFailed: (old) => {
-        if (!old || old.tokenVersion !== caller.tokenVersion || (caller.sessionId !== undefined && !(sessionMarker(caller.sessionId) in old))) return new UnauthorizedError('Unauthorized');
-        if (old[socialMarker(identity.provider)] !== identity.subject) return new NotFoundError(`No ${identity.provider} identity is linked to this account.`);
+        if (!profileHonours(old, caller)) return new UnauthorizedError('Unauthorized');
+        if (old![socialMarker(identity.provider)] !== identity.subject) return new NotFoundError(`No ${identity.provider} identity is linked to this account.`);
         return new LastSignInMethodError('This is the account’s only way to sign in.');
       },
     },

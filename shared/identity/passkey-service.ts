@@ -3,7 +3,7 @@ import type * as z from 'zod/mini';
 import { readForAccount, readWithProfile } from '../db/account-guard';
 import type { AccountRef } from '../db/account-guard';
 import { MAX_PASSKEYS, findPasskey, listPasskeys, removePasskey, renamePasskey } from '../db/passkeys-repository';
-import { readProfileSignInMethods } from '../db/social-identities-repository';
+import { hasProfileWayIn, readProfileSignInMethods } from '../db/social-identities-repository';
 import type { PasskeyRecord } from '../db/passkeys-repository';
 import { NotFoundError, PasskeyLimitReachedError } from '../errors';
 import type { passkeyCreationOptionsSchema, passkeySchema } from '../api/schemas';
@@ -81,7 +81,7 @@ export async function renameAccountPasskey(ctx: ServiceContext, caller: AccountR
  */
 export async function removeAccountPasskey(ctx: ServiceContext, caller: AccountRef, passkeyId: string): Promise<void> {
   const methods = await readProfileSignInMethods(ctx.db, caller.userId);
-  const profileWay = methods !== undefined && (methods.email !== null || methods.phone !== null || Object.keys(methods.linked).length > 0);
+  const profileWay = methods !== undefined && hasProfileWayIn(methods);
   // A missing profile (a deleted account) fails the removal's account check: 401.
   await removePasskey(ctx.db, caller, passkeyId, profileWay || methods === undefined ? 'profile' : 'passkeys');
 }

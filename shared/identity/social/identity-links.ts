@@ -8,6 +8,7 @@ import {
   findSocialOwner,
   linkToAccountWrites,
   listSocialIdentities,
+  hasProfileWayIn,
   readProfileSignInMethods,
   unlinkFromAccountWrites,
 } from '../../db/social-identities-repository';
@@ -103,7 +104,7 @@ export async function unlinkIdentity(ctx: ServiceContext, caller: AccountRef, pr
   // Apple's private relay address for this Apple identity stops forwarding once Apple is unlinked
   // and its token revoked: it is no way in then (as for Apple's account-delete notification).
   const emailCounts = methods.email !== null && !(provider === 'apple' && isAppleRelayAddress(methods.email));
-  const keepsProfileWay = emailCounts || methods.phone !== null || Object.keys(methods.linked).some((other) => other !== provider);
+  const keepsProfileWay = hasProfileWayIn(methods, { except: provider, emailCounts });
   const alongside: GuardedWrite[] = [];
   if (!keepsProfileWay) {
     if ((await countPasskeys(ctx.db, caller.userId)) === 0) throw new LastSignInMethodError('This is the account’s only way to sign in: add an e-mail, a phone, a passkey or another provider first.');
