@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, generateKeyPair } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { keys } from '../../shared/db/keys';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { SOCIAL, appleSignIn, startSocialApi } from '../support/social';
+import { SOCIAL, appleSignIn, useSocialApi, uniqueSubject } from '../support/social';
 
 /**
  * POST /api/auth/apple/notifications (issue 38): Apple's server-to-server notifications, signed by
@@ -16,14 +16,8 @@ import { SOCIAL, appleSignIn, startSocialApi } from '../support/social';
  */
 let api: LocalApi;
 let standIns: ProviderStandIns;
-let close: () => Promise<void>;
-let counter = 0;
-const sub = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
-
-beforeAll(async () => {
-  ({ api, standIns, close } = await startSocialApi());
-});
-afterAll(() => close());
+useSocialApi((servers) => ({ api, standIns } = servers));
+const sub = uniqueSubject;
 
 const notify = async (event: Record<string, unknown>, clientId = SOCIAL.apple) =>
   api.request('POST', '/api/auth/apple/notifications', { body: await standIns.apple.notification(clientId, event) });

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { handler as revokeAppleTokensJob } from '../../functions/jobs/revoke-apple-tokens';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { APPLE_REVOCATION_LIMIT_DAYS } from '../../shared/db/apple-revocations-repository';
@@ -9,7 +9,7 @@ import { InvocationMetrics } from '../../shared/ports/metrics';
 import type { ServiceContext } from '../../shared/service-context';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { appleSignIn, startSocialApi } from '../support/social';
+import { appleSignIn, useSocialApi, uniqueSubject } from '../support/social';
 
 /**
  * Deleting an account revokes its Apple token at Apple (issue 38, App Store Review Guideline
@@ -20,14 +20,8 @@ import { appleSignIn, startSocialApi } from '../support/social';
  */
 let api: LocalApi;
 let standIns: ProviderStandIns;
-let close: () => Promise<void>;
-let counter = 0;
-const sub = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
-
-beforeAll(async () => {
-  ({ api, standIns, close } = await startSocialApi());
-});
-afterAll(() => close());
+useSocialApi((servers) => ({ api, standIns } = servers));
+const sub = uniqueSubject;
 afterEach(() => standIns.apple.failRevocations(0));
 
 const runJob = () => revokeAppleTokensJob.withContext(api.context)(undefined, { getRemainingTimeInMillis: () => 120_000 });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { findSocialOwner } from '../../shared/db/social-identities-repository';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { SOCIAL, googleSignIn, socialNonce, startSocialApi, wechatSignIn } from '../support/social';
+import { SOCIAL, googleSignIn, socialNonce, wechatSignIn, useSocialApi, uniqueSubject } from '../support/social';
 
 /**
  * POST /api/users/me/identities/{provider} (issue 38, docs/social-sign-in.md): linking Apple,
@@ -11,14 +11,8 @@ import { SOCIAL, googleSignIn, socialNonce, startSocialApi, wechatSignIn } from 
  */
 let api: LocalApi;
 let standIns: ProviderStandIns;
-let close: () => Promise<void>;
-let counter = 0;
-const sub = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
-
-beforeAll(async () => {
-  ({ api, standIns, close } = await startSocialApi());
-});
-afterAll(() => close());
+useSocialApi((servers) => ({ api, standIns } = servers));
+const sub = uniqueSubject;
 
 /** A Google sign-in body for `person`, with a fresh nonce. */
 async function googleBody(person: string, email?: string) {

@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { appleSignIn, googleSignIn, startSocialApi } from '../support/social';
+import { appleSignIn, googleSignIn, useSocialApi } from '../support/social';
 
 /** GET /api/users/me/identities (issue 38): the caller's linked identities, against the stand-ins. */
 let api: LocalApi;
 let standIns: ProviderStandIns;
-let close: () => Promise<void>;
-
-beforeAll(async () => {
-  ({ api, standIns, close } = await startSocialApi());
-});
-afterAll(() => close());
+useSocialApi((servers) => ({ api, standIns } = servers));
 
 describe('GET /api/users/me/identities', () => {
   it("answers 200 with the caller's own identities only, Apple's name with Apple's", async () => {

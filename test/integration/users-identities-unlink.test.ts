@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { handler as revokeAppleTokensJob } from '../../functions/jobs/revoke-apple-tokens';
 import { pendingRevocations } from '../../shared/db/apple-revocations-repository';
 import { findSocialOwner } from '../../shared/db/social-identities-repository';
 import { signIn, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { SOCIAL, appleSignIn, googleSignIn, socialNonce, startSocialApi, wechatSignIn } from '../support/social';
+import { SOCIAL, appleSignIn, googleSignIn, socialNonce, wechatSignIn, useSocialApi, uniqueSubject } from '../support/social';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
 
 /**
@@ -14,14 +14,8 @@ import { SoftwareAuthenticator } from '../support/software-authenticator';
  */
 let api: LocalApi;
 let standIns: ProviderStandIns;
-let close: () => Promise<void>;
-let counter = 0;
-const sub = (label: string) => `${label}-${Date.now().toString(36)}-${counter++}`;
-
-beforeAll(async () => {
-  ({ api, standIns, close } = await startSocialApi());
-});
-afterAll(() => close());
+useSocialApi((servers) => ({ api, standIns } = servers));
+const sub = uniqueSubject;
 
 const unlink = (token: string | undefined, provider: string) => api.request('DELETE', `/api/users/me/identities/${provider}`, token ? { token } : {});
 /** The Apple revocations still pending for an account (recorded with an unlink, removed once Apple confirms). */

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { startProviderStandIns } from '../../infra/local/provider-stand-ins';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { nonceHash } from '../../shared/identity/social/nonces';
@@ -39,6 +40,24 @@ export async function startSocialApi(env: Record<string, string> = {}, options: 
   late.api = api;
   return { api, standIns, close: async () => (await api.close(), await standIns.close()) };
 }
+
+/**
+ * For one test file: startSocialApi before its tests, closed after them; `started` hands the
+ * server and the stand-ins to the file: `useSocialApi((servers) => ({ api, standIns } = servers))`.
+ */
+export function useSocialApi(started: (servers: { api: LocalApi; standIns: ProviderStandIns }) => void): void {
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const servers = await startSocialApi();
+    close = servers.close;
+    started(servers);
+  });
+  afterAll(() => close?.());
+}
+
+let subjects = 0;
+/** A provider subject no other test of the run uses. */
+export const uniqueSubject = (label: string) => `${label}-${Date.now().toString(36)}-${subjects++}`;
 
 /** A nonce from the service, and its hash for the provider. */
 export async function socialNonce(api: LocalApi): Promise<{ nonce: string; hash: string }> {
