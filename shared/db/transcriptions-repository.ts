@@ -216,20 +216,29 @@ const tombstoneOf = (item: Record<string, unknown>): RecordTombstone => ({
   deletedAt: String(item.deletedAt),
 });
 
+/**
+ * Two reads: the id pointer (which holds the record's sort key, or the tombstone once deleted),
+ * then the record. A deletion that commits between the two leaves the record missing and the
+ * pointer a tombstone (the deletion writes both in one transaction), so a miss reads the pointer
+ * again: a deleted record is answered by its tombstone whatever the timing, never as one that
+ * never existed.
+ */
 export async function findRecord(db: Database, userId: number, id: number): Promise<FoundRecord | undefined> {
-  const pointer = await db.client.send(
-    new GetCommand({ TableName: db.tableName, Key: keys.transcriptionPointer(userId, id), ConsistentRead: true }),
-  );
-  if (!pointer.Item) return undefined;
-  if (pointer.Item.deletedAt !== undefined) return { tombstone: tombstoneOf(pointer.Item) };
+  const readPointer = async () =>
+    (await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.transcriptionPointer(userId, id), ConsistentRead: true }))).Item;
+  const pointer = await readPointer();
+  if (!pointer) return undefined;
+  if (pointer.deletedAt !== undefined) return { tombstone: tombstoneOf(pointer) };
   const result = await db.client.send(
     new GetCommand({
       TableName: db.tableName,
-      Key: { [PARTITION_KEY]: keys.userPartition(userId), [SORT_KEY]: String(pointer.Item.recordKey) },
+      Key: { [PARTITION_KEY]: keys.userPartition(userId), [SORT_KEY]: String(pointer.recordKey) },
       ConsistentRead: true,
     }),
   );
-  return result.Item ? { record: toStored(result.Item) } : undefined;
+  if (result.Item) return { record: toStored(result.Item) };
+  const after = await readPointer();
+  return after?.deletedAt !== undefined ? { tombstone: tombstoneOf(after) } : undefined;
 }
 
 /** Conditioned on the revision that was read, so the usage delta is computed from what is replaced. */

@@ -204,6 +204,31 @@ describe('If-Match on PATCH and DELETE', () => {
     expect((await api.request('GET', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: account.token })).status).toBe(404);
   });
 
+  it('answers a PATCH and a DELETE with If-Match racing another device\'s deletion 200, 412 or 410 with the tombstone, never 404 (40 rounds of real parallel requests)', async () => {
+    const account = await newAccount(api);
+    const seen = new Map<number, number>();
+    for (let round = 0; round < 40; round++) {
+      const saved = await saveRecord(api, account, { clientRecordId: randomUUID() });
+      const id = saved.transcriptionRecordId as number;
+      // The other device deletes; this one edits and removes, all from revision 1, at the same moment.
+      const [elsewhere, edit, removal] = await Promise.all([remove(account, id, '"1"'), patch(account, id, { text: `edit ${round}` }, '"1"'), remove(account, id, '"1"')]);
+      for (const response of [elsewhere, edit, removal]) {
+        seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
+        expect([200, 410, 412], JSON.stringify(response.body)).toContain(response.status);
+        if (response.status === 410) {
+          expect(response.body).toMatchObject({ error: 'RECORD_DELETED', tombstone: { transcriptionRecordId: id, clientRecordId: saved.clientRecordId, deletedAt: expect.any(String) } });
+        }
+      }
+      // At most one deletion took the record (none when the edit came first); the record is gone exactly then.
+      const deletions = [elsewhere, removal].filter((response) => response.status === 200).length;
+      expect(deletions).toBeLessThanOrEqual(1);
+      const read = await api.request('GET', `/api/transcriptions/${id}`, { token: account.token });
+      expect(read.status === 200).toBe(deletions === 0);
+    }
+    // The deletions met each other's tombstones, not only each other's revisions.
+    expect(seen.get(410)).toBeGreaterThan(0);
+  });
+
   it('without If-Match the last writer wins, as seed clients expect', async () => {
     const account = await newAccount(api);
     const saved = await saveRecord(api, account);
