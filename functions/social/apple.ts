@@ -15,7 +15,7 @@ export const handler = endpoint('POST /api/auth/apple', {
   docs: {
     summary: 'Sign in with Apple',
     description:
-      'Verifies Apple’s identity token (nonce: the SHA-256 hex of the one sent), exchanges the authorization code, and opens a session as a code sign-in does: the linked account, the account of its e-mail when Apple is authoritative for it, or a new account. See docs/social-sign-in.md.',
+      'Verifies Apple’s identity token (nonce: the SHA-256 hex of the one sent), exchanges the authorization code, and opens a session as a code sign-in does: the linked account, the account of its e-mail when Apple is authoritative for it; an address an account holds that Apple is not authoritative for (one `email_verified` false included) is 409 `ACCOUNT_EXISTS_LINK_REQUIRED` and makes nothing; else a new account, with the e-mail only when verified. See docs/social-sign-in.md.',
     errors: ['SOCIAL_CREDENTIAL_INVALID', 'ACCOUNT_DISABLED', 'ACCOUNT_EXISTS_LINK_REQUIRED', 'PROVIDER_NOT_CONFIGURED', 'PROVIDER_UNAVAILABLE'],
   },
   run: async ({ body, headers }, ctx) => {

@@ -15,7 +15,7 @@ export const handler = endpoint('POST /api/auth/google', {
   docs: {
     summary: 'Sign in with Google',
     description:
-      'Verifies Google’s ID token (RS256, issuer, audience and `azp` among the configured client ids, nonce: the SHA-256 hex of the one sent) and opens a session as a code sign-in does: the linked account, the account of its e-mail when Google is authoritative for it (verified, gmail.com or a Workspace domain), or a new account. See docs/social-sign-in.md.',
+      'Verifies Google’s ID token (RS256, issuer, audience and `azp` among the configured client ids, nonce: the SHA-256 hex of the one sent) and opens a session as a code sign-in does: the linked account, the account of its e-mail when Google is authoritative for it (verified, gmail.com or a Workspace domain); an address an account holds that Google is not authoritative for (one `email_verified` false included) is 409 `ACCOUNT_EXISTS_LINK_REQUIRED` and makes nothing; else a new account, with the e-mail only when verified. See docs/social-sign-in.md.',
     errors: ['SOCIAL_CREDENTIAL_INVALID', 'ACCOUNT_DISABLED', 'ACCOUNT_EXISTS_LINK_REQUIRED', 'PROVIDER_NOT_CONFIGURED', 'PROVIDER_UNAVAILABLE'],
   },
   run: async ({ body, headers }, ctx) => {

@@ -75,6 +75,7 @@ class KeySet {
 }
 
 const token = (bytes = 24) => randomBytes(bytes).toString('base64url');
+const flagClaim = (value: boolean, asBoolean = false): boolean | string => (asBoolean ? value : String(value));
 
 export interface AppleIdentity {
   sub: string;
@@ -83,6 +84,8 @@ export interface AppleIdentity {
   email?: string;
   emailVerified?: boolean;
   isPrivateEmail?: boolean;
+  /** Apple's tokens carry `email_verified` and `is_private_email` as strings ("true"/"false"), newer ones as booleans: true for the booleans. */
+  booleanFlags?: boolean;
   /** What the app passed to Apple: the SHA-256 (hex) of the service's nonce. */
   nonce?: string;
   /** Seconds of validity (Apple: 10 minutes); negative for an expired token. */
@@ -238,9 +241,13 @@ export async function startProviderStandIns(
       auth_time: iat,
       nonce_supported: true,
       ...(identity.nonce !== undefined ? { nonce: identity.nonce } : {}),
-      // Apple sends these as strings in identity tokens ("true"/"false").
+      // Apple sends these as strings in identity tokens ("true"/"false"), or as booleans.
       ...(identity.email !== undefined
-        ? { email: identity.email, email_verified: String(identity.emailVerified ?? true), is_private_email: String(identity.isPrivateEmail ?? false) }
+        ? {
+            email: identity.email,
+            email_verified: flagClaim(identity.emailVerified ?? true, identity.booleanFlags),
+            is_private_email: flagClaim(identity.isPrivateEmail ?? false, identity.booleanFlags),
+          }
         : {}),
       ...extra,
     });

@@ -500,6 +500,14 @@ describe('social sign-in', () => {
     const second = await nonce();
     const relay = await standIns.apple.issue({ sub: `000002.${Date.now()}`, clientId: SOCIAL.apple, email: relayAddress, isPrivateEmail: true, nonce: second.hash });
     expect((await call('POST', '/api/auth/apple', { body: { ...relay, nonce: second.nonce } })).status).toBe(409);
+    // An address an account holds that Apple did not verify ("false" and false): 409 too.
+    const held = uniqueEmail('apple-unverified');
+    await signInWithCode(held);
+    for (const booleanFlags of [false, true]) {
+      const third = await nonce();
+      const unverified = await standIns.apple.issue({ sub: `000003.${Date.now()}.${booleanFlags}`, clientId: SOCIAL.apple, email: held, emailVerified: false, booleanFlags, nonce: third.hash });
+      expect((await call('POST', '/api/auth/apple', { body: { ...unverified, nonce: third.nonce } })).status).toBe(409);
+    }
     expect((await call('POST', '/api/auth/apple', tooLarge())).status).toBe(413);
   });
 
@@ -514,6 +522,12 @@ describe('social sign-in', () => {
     const second = await nonce();
     const other = await standIns.google.issue({ sub: `g2${Date.now()}`, clientId: SOCIAL.google, email: taken, nonce: second.hash });
     expect((await call('POST', '/api/auth/google', { body: { idToken: other.idToken, nonce: second.nonce } })).status).toBe(409);
+    // A gmail.com address an account holds that Google did not verify: 409 too.
+    const gmail = `${Date.now()}-held@gmail.com`;
+    await signInWithCode(gmail);
+    const third = await nonce();
+    const unverified = await standIns.google.issue({ sub: `g3${Date.now()}`, clientId: SOCIAL.google, email: gmail, emailVerified: false, nonce: third.hash });
+    expect((await call('POST', '/api/auth/google', { body: { idToken: unverified.idToken, nonce: third.nonce } })).status).toBe(409);
     expect((await call('POST', '/api/auth/google', tooLarge())).status).toBe(413);
   });
 

@@ -64,6 +64,22 @@ describe('sign in with Google', () => {
     expect(answer.body).toMatchObject({ isNewUser: true, email: null });
   });
 
+  it('an unverified e-mail that an account holds: 409 ACCOUNT_EXISTS_LINK_REQUIRED, no second account, nothing stored', async () => {
+    const email = `${sub('owner')}@gmail.com`;
+    const owner = await signIn(api, email);
+    const person = sub('google');
+    const before = await itemsStartingWith('USER#');
+    const answer = await googleSignIn(api, standIns, { sub: person, email, emailVerified: false });
+    expect(answer.status).toBe(409);
+    expect(answer.body).toEqual({ code: 409, message: expect.any(String), error: 'ACCOUNT_EXISTS_LINK_REQUIRED' });
+    expect(await itemsStartingWith(`SOCIAL#google#${person}`)).toEqual([]);
+    expect(await identitiesOf(owner.userId)).toEqual([]);
+    expect((await itemsStartingWith('USER#')).length).toBe(before.length);
+    // Once verified (a gmail.com address: Google speaks for it), the same identity joins the account.
+    const verified = await googleSignIn(api, standIns, { sub: person, email });
+    expect(verified.body).toMatchObject({ userId: owner.userId, isNewUser: false });
+  });
+
   it('a nonce is usable once; a mismatched one, or its hash sent in its place, is refused, the reason only in the log', async () => {
     const person = sub('google');
     const { nonce, hash } = await socialNonce(api);
@@ -155,6 +171,36 @@ describe('sign in with Apple', () => {
     const relay = await appleSignIn(api, standIns, { sub: sub('apple'), email: relayOwner.email!, isPrivateEmail: true });
     expect(relay.status).toBe(409);
     expect(relay.body.error).toBe('ACCOUNT_EXISTS_LINK_REQUIRED');
+  });
+
+  it('an unverified e-mail that an account holds, as the string "false" or the boolean: 409, no second account', async () => {
+    const email = uniqueEmail('apple-unverified');
+    const owner = await signIn(api, email);
+    const before = await itemsStartingWith('USER#');
+    for (const booleanFlags of [false, true]) {
+      const person = sub('apple');
+      const answer = await appleSignIn(api, standIns, { sub: person, email, emailVerified: false, isPrivateEmail: false, booleanFlags });
+      expect(answer.status).toBe(409);
+      expect(answer.body.error).toBe('ACCOUNT_EXISTS_LINK_REQUIRED');
+      expect(await itemsStartingWith(`SOCIAL#apple#${person}`)).toEqual([]);
+    }
+    expect(await identitiesOf(owner.userId)).toEqual([]);
+    expect((await itemsStartingWith('USER#')).length).toBe(before.length);
+  });
+
+  it('an unverified e-mail no account holds: a new account without it (string and boolean); a verified boolean one is taken', async () => {
+    for (const booleanFlags of [false, true]) {
+      const email = uniqueEmail('apple-nobody');
+      const answer = await appleSignIn(api, standIns, { sub: sub('apple'), email, emailVerified: false, isPrivateEmail: false, booleanFlags });
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ isNewUser: true, email: null });
+      const [identity] = await identitiesOf(answer.body.userId);
+      expect(identity?.email ?? null).toBeNull();
+    }
+    const email = uniqueEmail('apple-boolean');
+    const owner = await signIn(api, email);
+    const linked = await appleSignIn(api, standIns, { sub: sub('apple'), email, emailVerified: true, isPrivateEmail: false, booleanFlags: true });
+    expect(linked.body).toMatchObject({ userId: owner.userId, isNewUser: false });
   });
 
   it('refuses an authorization code used twice', async () => {

@@ -77,7 +77,7 @@ export async function googleSignIn(api: LocalApi, standIns: ProviderStandIns, id
 export async function appleSignIn(
   api: LocalApi,
   standIns: ProviderStandIns,
-  identity: { sub: string; email?: string; isPrivateEmail?: boolean; emailVerified?: boolean },
+  identity: { sub: string; email?: string; isPrivateEmail?: boolean; emailVerified?: boolean; booleanFlags?: boolean },
   fullName?: { givenName?: string; familyName?: string },
 ) {
   const { nonce, hash } = await socialNonce(api);

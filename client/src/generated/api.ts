@@ -365,7 +365,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Apple
-         * @description Verifies Apple’s identity token (nonce: the SHA-256 hex of the one sent), exchanges the authorization code, and opens a session as a code sign-in does: the linked account, the account of its e-mail when Apple is authoritative for it, or a new account. See docs/social-sign-in.md.
+         * @description Verifies Apple’s identity token (nonce: the SHA-256 hex of the one sent), exchanges the authorization code, and opens a session as a code sign-in does: the linked account, the account of its e-mail when Apple is authoritative for it; an address an account holds that Apple is not authoritative for (one `email_verified` false included) is 409 `ACCOUNT_EXISTS_LINK_REQUIRED` and makes nothing; else a new account, with the e-mail only when verified. See docs/social-sign-in.md.
          */
         post: operations["socialApple"];
         delete?: never;
@@ -385,7 +385,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with Google
-         * @description Verifies Google’s ID token (RS256, issuer, audience and `azp` among the configured client ids, nonce: the SHA-256 hex of the one sent) and opens a session as a code sign-in does: the linked account, the account of its e-mail when Google is authoritative for it (verified, gmail.com or a Workspace domain), or a new account. See docs/social-sign-in.md.
+         * @description Verifies Google’s ID token (RS256, issuer, audience and `azp` among the configured client ids, nonce: the SHA-256 hex of the one sent) and opens a session as a code sign-in does: the linked account, the account of its e-mail when Google is authoritative for it (verified, gmail.com or a Workspace domain); an address an account holds that Google is not authoritative for (one `email_verified` false included) is 409 `ACCOUNT_EXISTS_LINK_REQUIRED` and makes nothing; else a new account, with the e-mail only when verified. See docs/social-sign-in.md.
          */
         post: operations["socialGoogle"];
         delete?: never;

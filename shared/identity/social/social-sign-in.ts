@@ -149,8 +149,12 @@ export async function signInWithIdentity(ctx: ServiceContext, verified: Verified
       ctx.metrics.count('SignIns', method);
       return { ...signedIn(user, tokens), isNewUser: false };
     }
+    // The holder of the address whether or not the provider verified it: an unverified claim of an
+    // account's address must not sign in to a second account without it (two accounts for one
+    // person, their records split); only an address no account holds makes a new account, and
+    // that account keeps the address only when it is verified.
     const email = identity.emailVerified ? identity.email : null;
-    const holder = email === null ? undefined : await findUserIdByIdentity(ctx.db, 'email', email);
+    const holder = identity.email === null ? undefined : await findUserIdByIdentity(ctx.db, 'email', identity.email);
     try {
       if (holder !== undefined) {
         if (!isAuthoritativeFor(identity)) {
