@@ -1,7 +1,8 @@
 import { CfnOutput, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnElement } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+// cdk-nag's own rendering of a policy's resource into the text of its finding (IAM5 reads resources through it).
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import { Construct } from 'constructs';
 import { routeId } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
@@ -37,11 +38,14 @@ export class SupportPolicies extends Construct {
         description,
         statements: [new PolicyStatement({ actions: ['execute-api:Invoke'], resources: routes.map((route) => invokeArnOf(props.api, route, props.stageName)) })],
       });
-      // cdk-nag names each wildcard resource (a path parameter) as a finding of its own, by the API's logical id.
-      const stack = Stack.of(props.api);
-      const apiId = stack.resolve(stack.getLogicalId(props.api.node.defaultChild as CfnElement)) as string;
+      // cdk-nag names each wildcard resource (a path parameter) as a finding of its own: `Resource::` and
+      // the resource as the template holds it, flattened. Its text is taken from the very ARN the
+      // statement names, resolved in this stack, so it reads whatever the stack renders: tokens
+      // (`<AWS::Region>`) when synthesized without an environment, literals when the CDK CLI sets
+      // CDK_DEFAULT_REGION/ACCOUNT (and the partition of that region). One per route, as narrow as before.
+      const stack = Stack.of(policy);
       for (const route of routes.filter((candidate) => candidate.path.includes('{'))) {
-        const resource = `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${apiId}>/${props.stageName}/${route.method}${route.path.replace(/\{\w+\}/g, '*')}`;
+        const resource = flattenCfnReference(stack.resolve(invokeArnOf(props.api, route, props.stageName)));
         Validations.of(policy).acknowledge({
           id: `AwsSolutions-IAM5[Resource::${resource}]`,
           reason: `A path parameter of an execute-api ARN can only be a wildcard: ${routeId(route)}, exactly its method and path`,

@@ -3,9 +3,10 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addServiceStack } from '../../infra/stack';
-import { synthesize } from './synth';
+import { ofType, synthesize } from './synth';
+import type { CliEnvironment } from './synth';
 
 /**
  * cdk-nag 3 runs as a CDK policy-validation plugin: findings are not annotations any more but a
@@ -17,6 +18,14 @@ const VARIANTS: [string, Record<string, unknown>][] = [
   ['dev without WAF', { waf: 'false' }],
   ['prod with WAF and alarm topic', { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com', waf: 'true', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms' }],
   ['prod in maintenance (the first step of moving to nested stacks)', { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com', maintenance: 'true' }],
+];
+
+/** The app as `cdk synth` builds it in each region, with an account id (credentials of that account). */
+const ACCOUNT = '123456789012';
+const ENVIRONMENTS: CliEnvironment[] = ['us-east-1', 'eu-west-1', 'ap-southeast-1'].map((region) => ({ region, account: ACCOUNT }));
+const STAGES: [string, Record<string, unknown>][] = [
+  ['dev', { SES_FROM_ADDRESS: 'Captions <no-reply@example.com>' }],
+  ['prod', { stage: 'prod', SES_FROM_ADDRESS: 'Captions <no-reply@example.com>', CORS_ORIGINS: 'https://app.example.com', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:on-call' }],
 ];
 
 const describeViolations = (report: ReturnType<AwsSolutionsChecks['validateScope']>) =>
@@ -37,30 +46,39 @@ function acknowledgments(root: IConstruct): { path: string; id: string; reason: 
   );
 }
 
+/** Every acknowledgment has a reason and answers a finding the checks make without it (none is stale). */
+function expectEveryAcknowledgmentAnswered(app: IConstruct): void {
+  const acknowledged = acknowledgments(app);
+  expect(acknowledged.length).toBeGreaterThan(0);
+  for (const { path, id, reason } of acknowledged) {
+    expect(id, path).toMatch(/^AwsSolutions-/);
+    expect(reason.length, `${id} at ${path}`).toBeGreaterThanOrEqual(40);
+  }
+  // The same checks with acknowledgments ignored: what they would report without them.
+  const raw = new AwsSolutionsChecks();
+  (raw as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
+  const findings = raw.validateScope(app).violations.flatMap((violation) =>
+    violation.violatingResources.map((resource) => ({ id: violation.ruleName, path: resource.constructPath ?? '' })),
+  );
+  for (const { path, id } of acknowledged) {
+    const answered = findings.some((finding) => finding.id === id && (finding.path === path || finding.path.startsWith(`${path}/`)));
+    expect(answered, `stale acknowledgment ${id} at ${path}`).toBe(true);
+  }
+}
+
 describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context) => {
-  const { app, stack } = synthesize(context, { bundle: false });
+  let app: App;
+  let stack: ReturnType<typeof synthesize>['stack'];
+  beforeAll(() => {
+    ({ app, stack } = synthesize(context, { bundle: false }));
+  });
 
   it('has no unacknowledged finding, error or warning', () => {
     expect(describeViolations(new AwsSolutionsChecks().validateScope(app))).toEqual([]);
   });
 
   it('gives every acknowledgment a reason, and each one answers a real finding', () => {
-    const acknowledged = acknowledgments(app);
-    expect(acknowledged.length).toBeGreaterThan(0);
-    for (const { path, id, reason } of acknowledged) {
-      expect(id, path).toMatch(/^AwsSolutions-/);
-      expect(reason.length, `${id} at ${path}`).toBeGreaterThanOrEqual(40);
-    }
-    // The same checks with acknowledgments ignored: what they would report without them.
-    const raw = new AwsSolutionsChecks();
-    (raw as unknown as { isAcknowledged: () => boolean }).isAcknowledged = () => false;
-    const findings = raw.validateScope(app).violations.flatMap((violation) =>
-      violation.violatingResources.map((resource) => ({ id: violation.ruleName, path: resource.constructPath ?? '' })),
-    );
-    for (const { path, id } of acknowledged) {
-      const answered = findings.some((finding) => finding.id === id && (finding.path === path || finding.path.startsWith(`${path}/`)));
-      expect(answered, `stale acknowledgment ${id} at ${path}`).toBe(true);
-    }
+    expectEveryAcknowledgmentAnswered(app);
   });
 
   it('has no error annotation from CDK itself, in the parent or any area stack', () => {
@@ -80,6 +98,23 @@ describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context)
     const parent = addServiceStack(app);
     new Secret(parent.areas[0]!, 'Unacknowledged');
     expect(() => app.synth()).toThrow(/AwsSolutions-SMG4/);
+  });
+});
+
+/**
+ * As the team runs it: `cdk synth` sets CDK_DEFAULT_REGION (and, with credentials, CDK_DEFAULT_ACCOUNT),
+ * so the region and account are literals in the template, not tokens. An acknowledgment written
+ * against the token's text (`<AWS::Region>`) answers nothing there and the synthesis fails.
+ */
+describe.each(STAGES)('cdk-nag on the %s stage as `cdk synth` builds it in each region, with an account', (_stage, context) => {
+  it.each(ENVIRONMENTS.map((environment) => [environment.region, environment] as const))('%s: accepted (a refusal fails the synthesis), every acknowledgment answering a finding', (region, environment) => {
+    const { app, resources } = synthesize(context, { bundle: false, environment });
+    expect(describeViolations(new AwsSolutionsChecks().validateScope(app))).toEqual([]);
+    expectEveryAcknowledgmentAnswered(app);
+    // The support policies name this region and account as literals: what the acknowledgments had to follow.
+    const policies = ofType(resources, 'AWS::IAM::ManagedPolicy').map(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument));
+    expect(policies.length).toBe(3);
+    for (const policy of policies) expect(policy).toContain(`:execute-api:${region}:${ACCOUNT}:`);
   });
 });
 

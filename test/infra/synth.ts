@@ -28,22 +28,63 @@ export interface Synthesized {
 }
 
 /**
- * Synthesizes the app as `cdk synth -c ...` would. `bundle: false` skips esbuild (CDK's
+ * What the CDK CLI hands every app besides the `-c` values and cdk.json's context (its
+ * CDK_CONTEXT_JSON, as `cdk synth` 2.1148 passes it). It also passes
+ * `@aws-cdk/core:failSynthOnValidationErrors: false`, which leaves a refused validation to the CLI
+ * (it prints the report and exits 1); left out here, so that `app.synth()` throws on it instead.
+ */
+export const CLI_CONTEXT: Record<string, unknown> = {
+  'aws:cdk:enable-path-metadata': true,
+  'aws:cdk:enable-asset-metadata': true,
+  'aws:cdk:version-reporting': true,
+  'aws:cdk:bundling-stacks': ['**'],
+};
+
+/**
+ * The environment the CLI gives the app (CDK_DEFAULT_REGION, CDK_DEFAULT_ACCOUNT): the configured
+ * region, else us-east-1, and the account of the credentials, if there are any.
+ */
+export interface CliEnvironment {
+  region: string;
+  account?: string;
+}
+
+/** What `cdk synth` sets on a machine without AWS configuration (this one, CI). */
+export const CLI_DEFAULT_ENVIRONMENT: CliEnvironment = { region: 'us-east-1' };
+
+/**
+ * Synthesizes the app as `cdk synth -c ...` does: the CLI's context and environment (`environment`,
+ * by default what the CLI sets without credentials). `bundle: false` skips esbuild (CDK's
  * `aws:cdk:bundling-stacks`) for tests that only read settings from the template. `tables` replaces
- * the route table or the jobs (to measure what more routes would cost).
+ * the route table or the jobs (to measure what more routes would cost). Throws when a validation
+ * (cdk-nag) refuses the app, as the CLI then exits 1.
  */
 export function synthesize(
   context: Record<string, unknown> = {},
-  options: { bundle?: boolean; tables?: Pick<ServiceStackProps, 'routes' | 'jobs'> } = {},
+  options: { bundle?: boolean; tables?: Pick<ServiceStackProps, 'routes' | 'jobs'>; environment?: CliEnvironment } = {},
 ): Synthesized {
   const app = new App({
-    context: { stage: 'dev', ...context, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
+    context: { ...CLI_CONTEXT, stage: 'dev', ...context, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
   });
-  const stack = addServiceStack(app, options.tables);
+  const stack = withCliEnvironment(options.environment ?? CLI_DEFAULT_ENVIRONMENT, () => addServiceStack(app, options.tables));
   const stacks: StackTemplate[] = [stack, ...stack.areas].map((each) => ({ stack: each, json: Template.fromStack(each).toJSON() as StackTemplate['json'] }));
   const assembly = app.synth();
   const flat = flatten(stack, stack.areas, stacks);
   return { app, stack, stacks, template: Template.fromJSON(flat), assembly, resources: flat.Resources };
+}
+
+/** Runs `build` with CDK_DEFAULT_REGION and CDK_DEFAULT_ACCOUNT set as the CLI sets them (the app reads them), then puts them back. */
+export function withCliEnvironment<T>(environment: CliEnvironment, build: () => T): T {
+  const saved = { region: process.env.CDK_DEFAULT_REGION, account: process.env.CDK_DEFAULT_ACCOUNT };
+  const put = (name: string, value: string | undefined) => (value === undefined ? delete process.env[name] : (process.env[name] = value));
+  put('CDK_DEFAULT_REGION', environment.region);
+  put('CDK_DEFAULT_ACCOUNT', environment.account);
+  try {
+    return build();
+  } finally {
+    put('CDK_DEFAULT_REGION', saved.region);
+    put('CDK_DEFAULT_ACCOUNT', saved.account);
+  }
 }
 
 /**
@@ -81,6 +122,8 @@ function flatten(parent: Stack, nested: readonly NestedStack[], stacks: StackTem
   for (const template of [resolvedParent, ...resolvedNested]) {
     for (const [id, resource] of Object.entries(template.Resources)) {
       if (resource.Type === 'AWS::CloudFormation::Stack') continue;
+      // CDK's version report (`aws:cdk:version-reporting`, on under the CLI): one `CDKMetadata` in every stack, kept once.
+      if (resource.Type === 'AWS::CDK::Metadata' && id in resources) continue;
       if (id in resources) throw new Error(`Logical id ${id} is used in two stacks`);
       resources[id] = resource;
     }
