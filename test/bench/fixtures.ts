@@ -82,12 +82,18 @@ export async function seedAccount(bench: Bench, label: string, plan: SeedPlan): 
 }
 
 /**
- * How to call each read route for a seeded account. A route without path parameters needs no
- * entry (it is called with none); a route with parameters is measured once it has one here.
+ * How to call each read route for a seeded account. A route without path parameters or a required
+ * query needs no entry (it is called with none); a route with parameters is measured once it has
+ * one here; a route that requires a query must have one (test/integration/bench-operations.test.ts
+ * calls every operation the bench times and fails on an answer that would stop the bench).
  */
 export const READ_FIXTURES: Record<string, (account: SeededAccount) => Omit<RequestSpec, 'account'>> = {
   'GET /api/transcriptions/{id}': (account) => ({ pathParameters: { id: String(account.transcriptionIds.at(-1)) } }),
   'GET /api/devices/{sn}': (account) => ({ pathParameters: { sn: account.deviceSerials[0]! } }),
+  // The support team's reads (issue 37): a lookup names whom it looks for (one without answers 400),
+  // here by e-mail, the way a ticket usually names the person; the audit trail is read for that account.
+  'GET /admin/users': (account) => ({ query: { email: account.email } }),
+  'GET /admin/audit': (account) => ({ query: { userId: String(account.userId) } }),
 };
 
 /** The account the per-operation benchmarks read: a typical user (lists return a full first page). */
