@@ -70,6 +70,11 @@ export interface Config {
   /** Days the admin API's audit entries are kept (TTL); 400 by default, more than a year of tickets. */
   AUDIT_RETENTION_DAYS: number;
   /**
+   * scrypt's cost, log2 of N (shared/identity/passwords.ts): 17, OWASP's, everywhere but the test
+   * servers of tests that are not about hashing; below 17 only in local mode (DYNAMODB_ENDPOINT set).
+   */
+  PASSWORD_HASH_COST: number;
+  /**
    * Local server only: the scheduled jobs (shared/routes.ts `jobs`) run every this many seconds,
    * or on their own schedule if that is more often; 0: only when called (tests that run a job
    * themselves).
@@ -187,6 +192,23 @@ function fraction(value: string): number {
   if (!/^(?:0|1|0?\.\d+|1\.0*)$/.test(trimmed)) throw new SettingProblem('must be a number from 0 to 1, such as 0.05');
   return Number(trimmed);
 }
+
+/** OWASP's scrypt cost (N = 2^17, r = 8, p = 1). */
+export const OWASP_SCRYPT_COST = 17;
+
+/**
+ * scrypt's log2(N): at least OWASP's on AWS; lower only against DynamoDB Local, where a test server
+ * whose tests are not about hashing saves ~0.4 s of CPU per password (docs/contributing.md).
+ */
+const passwordHashCost =
+  (env: Env) =>
+  (value: string): number => {
+    const cost = wholeNumber(10, 20)(value);
+    if (cost < OWASP_SCRYPT_COST && env.DYNAMODB_ENDPOINT === undefined) {
+      throw new SettingProblem(`must be at least ${OWASP_SCRYPT_COST} outside local mode (DYNAMODB_ENDPOINT unset)`);
+    }
+    return cost;
+  };
 
 const url: Reader<string> = (value) => {
   if (value === undefined || !URL.canParse(value)) throw new SettingProblem('must be a URL');
@@ -327,6 +349,7 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   SMS_MAX_PER_HOUR: positive(500),
   ACCOUNT_PURGE_BUDGET_MS: withDefault(wholeNumber(0, 60_000), 7_000),
   AUDIT_RETENTION_DAYS: withDefault(wholeNumber(1, 3650), 400),
+  PASSWORD_HASH_COST: withDefault(passwordHashCost(env), OWASP_SCRYPT_COST),
   // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
   LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(DEFAULT_CODE_REQUESTS_PER_WINDOW),
   LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),

@@ -15,7 +15,7 @@ import { keys } from '../db/keys';
 import { AccountExistsError, CodeInvalidError, InvalidCredentialsError, LoginLockedError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '../errors';
 import { LOGIN_LOCK_POLICY, publicUser } from '../identity/account-service';
 import type { PublicUser } from '../identity/account-service';
-import { hashPassword, verifyPassword } from '../identity/passwords';
+import { hashingParameters, hashPassword, verifyPassword } from '../identity/passwords';
 import { openSession } from '../identity/session-service';
 import type { IssuedTokens } from '../identity/session-service';
 import type { Target } from '../identity/targets';
@@ -136,7 +136,7 @@ export async function changePassword(
     }
     await clearLoginFailures(ctx.db, subject);
   }
-  const newHash = await hashPassword(newPassword);
+  const newHash = await hashPassword(newPassword, hashingParameters(ctx.config));
   const ending = sessionIdsOf(await readAccountSessions(ctx.db, user.userId)).filter((sessionId) => sessionId !== caller.sessionId);
   const updatedAt = isoSeconds(ctx.clock.now());
   // A token from before sessions names no session to keep: the version rises, ending every token

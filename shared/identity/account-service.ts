@@ -6,7 +6,7 @@ import type { TokenSubject, UserRecord } from '../db/users-repository';
 import { AccountExistsError, CodeInvalidError, InvalidCredentialsError, LoginLockedError, UnauthorizedError } from '../errors';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
-import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from './passwords';
+import { dummyPasswordHash, hashingParameters, hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { Target } from './targets';
 import { firstSession, openSession } from './session-service';
 import type { IssuedTokens } from './session-service';
@@ -106,7 +106,7 @@ export async function register(ctx: ServiceContext, target: Target, code: string
   if ((await findUserIdByIdentity(ctx.db, target.kind, target.value)) !== undefined) {
     throw new AccountExistsError('An account with this e-mail address or phone number already exists.');
   }
-  const user = await newUser(ctx, target, await hashPassword(password));
+  const user = await newUser(ctx, target, await hashPassword(password, hashingParameters(ctx.config)));
   await createUser(ctx.db, user, [spendCode]);
   ctx.metrics.count('AccountsCreated');
   return registeredUser(user);
@@ -126,7 +126,8 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
   if (!attempt.reserved) {
     throw new LoginLockedError('Too many failed logins. Try again later or sign in with a code.', attempt.retryAfterSeconds);
   }
-  const storedHash = user?.passwordHash ?? DUMMY_PASSWORD_HASH;
+  const params = hashingParameters(ctx.config);
+  const storedHash = user?.passwordHash ?? (await dummyPasswordHash(params));
   const matches = await verifyPassword(password, storedHash);
   if (!user?.passwordHash || !matches) {
     if (attempt.attemptsInWindow >= LOGIN_LOCK_POLICY.maxFailures) {
@@ -136,7 +137,7 @@ export async function logInWithPassword(ctx: ServiceContext, target: Target, pas
     throw new InvalidCredentialsError('The phone number, e-mail address or password is wrong.');
   }
   await clearLoginFailures(ctx.db, subject);
-  if (needsRehash(storedHash)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password));
+  if (needsRehash(storedHash, params)) await upgradePasswordHash(ctx.db, user.userId, storedHash, await hashPassword(password, params));
   const tokens = await openSession(ctx, user, clientName);
   ctx.metrics.count('SignIns', 'password');
   return signedIn(user, tokens);
@@ -154,7 +155,7 @@ export async function resetPassword(ctx: ServiceContext, target: Target, code: s
   // No account: the same answer as a wrong code, so only the target's owner could tell the two apart.
   if (userId === undefined) throw new CodeInvalidError('The verification code is invalid or has expired.');
   // replacePassword is conditioned on the account still existing and not disabled: no need to read the profile.
-  await replacePassword(ctx.db, userId, await hashPassword(newPassword), isoSeconds(ctx.clock.now()), [spendCode]);
+  await replacePassword(ctx.db, userId, await hashPassword(newPassword, hashingParameters(ctx.config)), isoSeconds(ctx.clock.now()), [spendCode]);
   await clearLoginFailures(ctx.db, accountSubject(userId));
 }
 

@@ -1,5 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import type { ScryptOptions } from 'node:crypto';
+import { OWASP_SCRYPT_COST } from '../config';
+import type { Config } from '../config';
 
 /**
  * Password hashing with scrypt at OWASP's parameters (N=2^17, r=8, p=1), stored as a
@@ -9,13 +11,20 @@ import type { ScryptOptions } from 'node:crypto';
 export const PASSWORD_MIN_LENGTH = 8;
 export const PASSWORD_MAX_LENGTH = 128;
 
-interface ScryptParameters {
+export interface ScryptParameters {
   ln: number;
   r: number;
   p: number;
 }
 
-export const CURRENT_PARAMETERS: ScryptParameters = { ln: 17, r: 8, p: 1 };
+export const CURRENT_PARAMETERS: ScryptParameters = { ln: OWASP_SCRYPT_COST, r: 8, p: 1 };
+
+/**
+ * The parameters this deployment hashes with: OWASP's, or a lower cost (PASSWORD_HASH_COST) that
+ * only a local test server may set, for tests that are not about hashing.
+ */
+export const hashingParameters = (config: Pick<Config, 'PASSWORD_HASH_COST'>): ScryptParameters =>
+  config.PASSWORD_HASH_COST === CURRENT_PARAMETERS.ln ? CURRENT_PARAMETERS : { ...CURRENT_PARAMETERS, ln: config.PASSWORD_HASH_COST };
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([\w-]+)\$([\w-]+)$/;
@@ -58,14 +67,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, decoded.key);
 }
 
-export function needsRehash(stored: string): boolean {
+export function needsRehash(stored: string, params: ScryptParameters = CURRENT_PARAMETERS): boolean {
   const decoded = decode(stored);
-  return (
-    !decoded ||
-    decoded.params.ln < CURRENT_PARAMETERS.ln ||
-    decoded.params.r < CURRENT_PARAMETERS.r ||
-    decoded.params.p < CURRENT_PARAMETERS.p
-  );
+  return !decoded || decoded.params.ln < params.ln || decoded.params.r < params.r || decoded.params.p < params.p;
 }
 
 /**
@@ -75,3 +79,12 @@ export function needsRehash(stored: string): boolean {
  */
 export const DUMMY_PASSWORD_HASH =
   '$scrypt$ln=17,r=8,p=1$3Y8d2l0tWw7uXo1QpGm0Yw$k1mA3yN0iV8cQ5rJ6bL2dT9pX4sE7hU0fZ3wO1gR8nA';
+
+const dummies = new Map<number, Promise<string>>([[CURRENT_PARAMETERS.ln, Promise.resolve(DUMMY_PASSWORD_HASH)]]);
+
+/** DUMMY_PASSWORD_HASH at the given parameters (made once per process for a test server's lower cost). */
+export function dummyPasswordHash(params: ScryptParameters): Promise<string> {
+  let dummy = dummies.get(params.ln);
+  if (!dummy) dummies.set(params.ln, (dummy = hashPassword(randomBytes(24).toString('base64url'), params)));
+  return dummy;
+}

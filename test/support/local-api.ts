@@ -68,6 +68,9 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
     LOCAL_CODE_REQUESTS_PER_5_MINUTES: '1000000',
     // The scheduled jobs run when a test runs them (or asks for the local schedule itself).
     LOCAL_JOB_INTERVAL_SECONDS: '0',
+    // scrypt at 2^10 instead of OWASP's 2^17 (~0.4 s of CPU a password): tests about hashing
+    // itself pass PASSWORD_HASH_COST: '17' (the unit tests and identity-accounts' rehash use it).
+    PASSWORD_HASH_COST: '10',
     ...env,
   });
   await ensureTable(endpoint, config.TABLE_NAME);

@@ -3,6 +3,8 @@ import {
   CURRENT_PARAMETERS,
   DUMMY_PASSWORD_HASH,
   PASSWORD_MAX_LENGTH,
+  dummyPasswordHash,
+  hashingParameters,
   PASSWORD_MIN_LENGTH,
   hashPassword,
   needsRehash,
@@ -106,5 +108,23 @@ describe('password schemas', () => {
     expect(submittedPasswordSchema.safeParse('a'.repeat(128)).success).toBe(true);
     expect(submittedPasswordSchema.safeParse('').success).toBe(false);
     expect(submittedPasswordSchema.safeParse(12345678).success).toBe(false);
+  });
+});
+
+describe('a test server\'s lower cost (PASSWORD_HASH_COST)', () => {
+  it('hashes at OWASP\'s parameters by default and at the set cost otherwise, with a dummy at the same cost', async () => {
+    expect(hashingParameters({ PASSWORD_HASH_COST: 17 })).toBe(CURRENT_PARAMETERS);
+    expect(await dummyPasswordHash(CURRENT_PARAMETERS)).toBe(DUMMY_PASSWORD_HASH);
+    const low = hashingParameters({ PASSWORD_HASH_COST: 10 });
+    expect(low).toEqual({ ln: 10, r: 8, p: 1 });
+    expect(decode(await hashPassword(password, low))).toMatchObject(low);
+    // Unknown accounts still cost what a real login costs on that server.
+    const dummy = await dummyPasswordHash(low);
+    expect(decode(dummy)).toMatchObject(low);
+    expect(await dummyPasswordHash(low)).toBe(dummy);
+    expect(await verifyPassword(password, dummy)).toBe(false);
+    // An OWASP hash is not "weaker" than the lower cost; a cost-10 hash is weaker than OWASP's.
+    expect(needsRehash(stored, low)).toBe(false);
+    expect(needsRehash(dummy)).toBe(true);
   });
 });
