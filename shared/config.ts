@@ -127,6 +127,15 @@ export interface Config {
   WECHAT_API_URL: string;
   /** An unknown `kid` refetches a provider's key set at most once per this many seconds. */
   PROVIDER_KEYS_COOLDOWN_SECONDS: number;
+  /**
+   * The live channel (docs/realtime.md): the WebSocket address a ticket's `url` names (the stack
+   * sets the API's `wss://` stage URL; unset locally, where it is `ws://<the request's host>/realtime`);
+   * and a connection's limits, API Gateway's fixed 2 hours and 10 minutes idle on AWS and these
+   * settings locally, so tests can shorten them.
+   */
+  REALTIME_URL: string | undefined;
+  REALTIME_MAX_CONNECTION_SECONDS: number;
+  REALTIME_IDLE_SECONDS: number;
 }
 
 export class ConfigError extends Error {}
@@ -364,6 +373,9 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   WEBAUTHN_ORIGINS: webauthnOrigins(env),
   // 180 days: a device offline for half a year still syncs by changes; seconds in tests.
   RECORD_TOMBSTONE_RETENTION_SECONDS: withDefault(wholeNumber(1, 10 * 365 * 86_400), 180 * 86_400),
+  REALTIME_URL: optional(url),
+  REALTIME_MAX_CONNECTION_SECONDS: withDefault(wholeNumber(1, 7200), 7200),
+  REALTIME_IDLE_SECONDS: withDefault(wholeNumber(1, 600), 600),
   // Only where a route talks to the providers (shared/bundle-defines.d.ts).
   ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS ? ({} as ReturnType<typeof providerReaders>) : providerReaders()),
 });

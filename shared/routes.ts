@@ -288,6 +288,8 @@ export const routes = [
   route('PATCH', '/api/transcriptions/{id}', 'functions/transcriptions/update.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } }),
   // PutItem: the record's tombstone in its id pointer and in the feed (docs/sync.md).
   route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } }),
+  // The live channel (docs/realtime.md): a ticket's hash put beside the check that the caller's session lives.
+  route('POST', '/api/realtime/ticket', 'functions/realtime/ticket.ts', { table: 'read-write', dynamodb: { actions: ['PutItem', 'ConditionCheckItem'] } }),
   route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),

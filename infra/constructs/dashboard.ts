@@ -178,6 +178,16 @@ export class ServiceDashboard extends Construct {
           countOf('AdminAccountRemovals'),
         ]),
       ],
+      [
+        // The live channel (docs/realtime.md).
+        business('Live channel: connections', [
+          countOf('RealtimeConnectionsOpened'),
+          countOf('RealtimeConnectionsRefused', ['reason', 'ticket']),
+          countOf('RealtimeConnectionsRefused', ['reason', 'session-ended']),
+          countOf('RealtimeSessionsClosed'),
+        ]),
+        business('Live channel: pokes and gone connections', [countOf('RealtimePokesSent'), countOf('RealtimeGoneConnections')]),
+      ],
     ];
 
     this.dashboard = new Dashboard(this, 'Dashboard', { widgets, defaultInterval: Duration.hours(3) });

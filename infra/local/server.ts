@@ -29,6 +29,8 @@ import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
 import type { DocsFile } from '../tools/docs-site';
 import { PROJECT_ROOT } from '../project-root';
 import { DevMetrics } from './dev-metrics';
+import { attachRealtime } from './realtime-server';
+import type { LocalRealtime } from './realtime-server';
 import type { DevOutbox } from './dev-outbox';
 import { DEFAULT_LOCAL_ADMIN_CREDENTIALS, checkSignature } from './sigv4-check';
 import type { LocalAdminCredentials } from './sigv4-check';
@@ -68,6 +70,8 @@ export interface LocalServer {
   metrics: DevMetrics;
   /** The context the handlers and the authorizer serve (its DynamoDB client, for fault tests). */
   context: AppContext;
+  /** The live channel's WebSocket endpoint at /realtime (infra/local/realtime-server.ts). */
+  realtime: LocalRealtime;
   close(): Promise<void>;
 }
 
@@ -559,6 +563,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   server.requestTimeout = cfg.LOCAL_REQUEST_TIMEOUT_MS;
   server.timeout = cfg.LOCAL_IDLE_TIMEOUT_MS;
   server.maxConnections = cfg.LOCAL_MAX_CONNECTIONS;
+  // The live channel on the same port, as API Gateway's WebSocket API beside the REST API.
+  const realtime = attachRealtime(server, context);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
@@ -572,8 +578,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     server,
     metrics,
     context,
+    realtime,
     close: async () => {
       await stopJobs();
+      await realtime.close();
       await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());

@@ -94,6 +94,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   users: { name: 'Account', description: 'The signed-in user.' },
   devices: { name: 'Devices', description: 'Captioning devices bound to the user.' },
   transcriptions: { name: 'Transcriptions', description: 'Transcription records and usage.' },
+  realtime: { name: 'Live updates', description: 'The live channel that tells open apps to pull the change feed (docs/realtime.md).' },
   behavior: { name: 'Behavior', description: 'Logins and interface choices the app records, and their statistics.' },
   health: { name: 'Service', description: 'Health (the table can be read) and this reference.' },
   openapi: { name: 'Service', description: '' },

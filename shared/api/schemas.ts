@@ -149,6 +149,17 @@ export const socialNonceSchema = /* @__PURE__ */ named(
   { id: 'SocialNonce', description: 'A nonce signed by the service, valid 10 minutes and usable once.' },
 );
 
+/** A ticket for the live channel (docs/realtime.md): the WebSocket address with the ticket in its query. */
+export const realtimeTicketSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      url: z.string().check(z.describe('The WebSocket address to open, the ticket in its query (`wss://.../?ticket=...` on AWS, `ws://localhost:8080/realtime?ticket=...` locally)')),
+      ticket: z.string().check(z.describe('Usable once, within 60 seconds, by this session only; already in `url`')),
+      expiresAt: timestampSchema,
+    }),
+  { id: 'RealtimeTicket', description: 'A single-use ticket that opens the live channel for the caller\'s session: valid 60 seconds, spent by the connection it opens.' },
+);
+
 /** An Apple, Google or WeChat identity linked to the account. */
 export const linkedIdentitySchema = /* @__PURE__ */ named(
   () =>

@@ -22,6 +22,8 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | event statistics per type   | USER#<userId>           | STATS#<type>  |
  * | idempotency record          | USER#<userId>           | IDEM#<scope>#<key> |
  * | signed-in session (2)       | USER#<userId>           | SESSION#<sessionId> |
+ * | live channel ticket (8)     | USER#<userId>           | RTTICKET#<sha256 of its secret> |
+ * | open live connection (8)    | USER#<userId>           | RTCONN#<connectionId> |
  * | passkey of a user (3)       | USER#<userId>           | PASSKEY#<passkeyId> |
  * | number of passkeys of a user| USER#<userId>           | PASSKEYS      |
  * | passkey -> its account      | PASSKEY#<passkeyId>     | OWNER         |
@@ -51,6 +53,9 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  *     provider per account, and what the profile knows of its ways in.
  * (7) written with an account's deletion, outside its partition, and deleted once Apple confirmed
  *     the revocation or gave up on (shared/db/apple-revocations-repository.ts).
+ *
+ * (8) the live channel (docs/realtime.md): a ticket lives 60 s and is spent by the connection it
+ *     opens; a connection item lives while its WebSocket is open (TTL past API Gateway's 2 hours).
  *
  * Everything a user owns lives in its partition, so deleting an account is one Query of it plus
  * the markers outside it (identities, serial owners, passkey owners). `<createdAt ms>` is ISO 8601 with
@@ -99,6 +104,8 @@ export const keys = {
   pendingPurge: (userId: number) => key('PURGE', `USER#${userId}`),
   appleRevocation: (userId: number, subject: string) => key('APPLE_REVOKE', `USER#${userId}#${subject}`),
   session: (userId: number, sessionId: string) => key(`USER#${userId}`, `SESSION#${sessionId}`),
+  realtimeTicket: (userId: number, secretHash: string) => key(`USER#${userId}`, `RTTICKET#${secretHash}`),
+  realtimeConnection: (userId: number, connectionId: string) => key(`USER#${userId}`, `RTCONN#${connectionId}`),
   passkey: (userId: number, passkeyId: string) => key(`USER#${userId}`, `PASSKEY#${passkeyId}`),
   passkeyCount: (userId: number) => key(`USER#${userId}`, 'PASSKEYS'),
   passkeyOwner: (passkeyId: string) => key(`PASSKEY#${passkeyId}`, 'OWNER'),
@@ -139,6 +146,7 @@ export const sortKeyPrefix = {
   event: (eventType: string) => `EVENT#${eventType}#`,
   stats: 'STATS#',
   session: 'SESSION#',
+  realtimeConnection: 'RTCONN#',
   passkey: 'PASSKEY#',
   auditEntry: 'AT#',
   social: 'SOCIAL#',

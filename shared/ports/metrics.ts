@@ -48,6 +48,16 @@ export const METRICS = {
   AdminRequestsByActor: 'actorKind',
   /** An account deleted or disabled by support: the alarm on a stolen support credential counts these. */
   AdminAccountRemovals: undefined,
+  /** The live channel (docs/realtime.md): a WebSocket connection admitted by its ticket. */
+  RealtimeConnectionsOpened: undefined,
+  /** A connection refused, by reason: `ticket` (spent, expired or forged), `session-ended`. */
+  RealtimeConnectionsRefused: 'reason',
+  /** A poke (`{"type":"changes"}`) sent to one connection. */
+  RealtimePokesSent: undefined,
+  /** A send found its connection gone (API Gateway's GoneException, a closed socket locally): the item was removed. */
+  RealtimeGoneConnections: undefined,
+  /** A connection closed because its session ended (sign-out, disable, password change ...). */
+  RealtimeSessionsClosed: undefined,
 } as const satisfies Record<string, MetricDimension | undefined>;
 
 export type MetricDimension = 'channel' | 'country' | 'method' | 'operation' | 'actorKind' | 'reason';

@@ -384,6 +384,8 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       return { account, pathParameters: { provider: 'google' } };
     },
   },
+  // The live channel's ticket: no body.
+  'POST /api/realtime/ticket': { prepare: async ({ typical }) => ({ account: typical }) },
 };
 
 /** How many records one search page reads at most, and one more: a history longer than a page. */

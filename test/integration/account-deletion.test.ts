@@ -142,6 +142,7 @@ describe('DELETE /api/users/me', () => {
       api.request('GET', '/api/users/me/identities', { token: account.token }),
       api.request('POST', '/api/users/me/identities/google', { token: account.token, body: { idToken: 'x', nonce: 'y' } }),
       api.request('DELETE', '/api/users/me/identities/google', { token: account.token }),
+      api.request('POST', '/api/realtime/ticket', { token: account.token }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
       // Logout too, with or without a refresh token (issue 28: it answered 200).
       api.request('POST', '/api/auth/logout', { token: account.token }),

@@ -670,6 +670,13 @@ describe('linking Apple, Google and WeChat from the settings', () => {
   });
 });
 
+describe('POST /api/realtime/ticket', () => {
+  it('200 and 401', async () => {
+    expect((await call('POST', '/api/realtime/ticket', { token: alice.token })).status).toBe(200);
+    expect((await call('POST', '/api/realtime/ticket')).status).toBe(401);
+  });
+});
+
 describe('coverage', () => {
   it('drove every operation to 200 and to every documented error a request can provoke here', () => {
     const unreachable = new Set(['429', '500']);

@@ -477,6 +477,11 @@ beforeAll(async () => {
     const appleToken = (await call(api, 'POST', '/api/auth/apple', { body: { ...apple, nonce: appleNonce.body.nonce } })).body.token as string;
     expect((await call(api, 'DELETE', '/api/users/me/identities/apple', { token: appleToken })).status).toBe(200);
   });
+  // POST /api/realtime/ticket: the ticket's Put beside the profile's ConditionCheck, one transaction.
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-post-api-realtime-ticket'));
+    expect((await call(api, 'POST', '/api/realtime/ticket', { token })).status).toBe(200);
+  });
 }, 180_000);
 
 afterAll(async () => {

@@ -756,6 +756,26 @@ export interface paths {
         patch: operations["transcriptionsUpdate"];
         trace?: never;
     };
+    "/realtime/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket for the live channel
+         * @description Open `url` (a WebSocket) within 60 seconds: the service sends `{"type":"changes"}` whenever the account's records change, and the app pulls the change feed. The ticket opens one connection of this session, once; it is stored only as a hash. A connection whose session ends is closed with code 4001.
+         */
+        post: operations["realtimeTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/behavior/login": {
         parameters: {
             query?: never;
@@ -1222,6 +1242,19 @@ export interface components {
             token?: string;
             refreshToken?: string;
             expiresIn?: number;
+        };
+        /** @description A single-use ticket that opens the live channel for the caller's session: valid 60 seconds, spent by the connection it opens. */
+        RealtimeTicket: {
+            /** @description The WebSocket address to open, the ticket in its query (`wss://.../?ticket=...` on AWS, `ws://localhost:8080/realtime?ticket=...` locally) */
+            url: string;
+            /** @description Usable once, within 60 seconds, by this session only; already in `url` */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            expiresAt: string;
         };
         /** @description `upsert`: the record as `GET /api/transcriptions/{id}` answers it, at its latest state; `delete`: the record was deleted (its tombstone). */
         RecordChange: {
@@ -4210,6 +4243,30 @@ export interface operations {
             410: components["responses"]["RecordDeleted"];
             412: components["responses"]["RecordChanged"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    realtimeTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RealtimeTicket"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
