@@ -124,8 +124,20 @@ export type Change =
       keep: string[];
     };
 
+/** What the service holds of a record the app's database shows otherwise: handed to `apply` by the next pull. */
+type Delivery = { userId?: number } & ({ record: SyncedRecord } | { tombstone: Tombstone });
+type Tombstone = { transcriptionRecordId: number; clientRecordId: string | null; revision: number; deletedAt: string };
+
 interface OutboxState {
   entries: OutboxEntry[];
+  /**
+   * Records whose state on the service differs from what the app was shown, by key: an answer
+   * resolved a conflict (a 412 merged, a 410 deleted elsewhere, a create answered by a record
+   * changed since). The next pull hands each to `apply` before the feed's first page (the feed
+   * may never bring them: their change can be behind the cursor), and until then the record's
+   * own changes wait, so nothing of it is sent on a view the person never saw.
+   */
+  deliver?: Record<string, Delivery>;
   /**
    * The service's id and revision of the records this device sent last (the most recent 1 000),
    * by clientRecordId: an edit of a record the app holds as save() answered it, after it was sent
@@ -189,18 +201,20 @@ export function mergeRecord(entry: Pick<OutboxEntry, 'local' | 'base' | 'editedA
     }
   }
   const merged = local as unknown as RecordFields;
-  const copy =
-    copyText === undefined
-      ? undefined
-      : {
-          recordTitle: merged.recordTitle.slice(0, TITLE_MAX - CONFLICT_SUFFIX.length) + CONFLICT_SUFFIX,
-          text: copyText,
-          language: (entry.local.language ?? merged.language) as string,
-          // Its usage is the original's, counted once.
-          durationSeconds: 0,
-          startedAt: current.startedAt,
-        };
+  const copy = copyText === undefined ? undefined : copyOf({ ...merged, language: (entry.local.language ?? merged.language) as string }, copyText, current.startedAt);
   return { local: merged, fields, copy };
+}
+
+/** The text `mine` as a new record of its own, beside `local`'s record: the conflict copy. */
+function copyOf(local: RecordFields, mine: string, startedAt: string | undefined): RecordFields {
+  return {
+    recordTitle: local.recordTitle.slice(0, TITLE_MAX - CONFLICT_SUFFIX.length) + CONFLICT_SUFFIX,
+    text: mine,
+    language: local.language,
+    // Its usage is the original's, counted once.
+    durationSeconds: 0,
+    ...(startedAt ? { startedAt } : {}),
+  };
 }
 
 const sizeOf = (value: unknown) => {
@@ -240,10 +254,20 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     return entry;
   }
 
-  /** Runs `edit` on the record's entry (made from `record` when it has none). */
-  async function edit(record: LocalRecord, editEntry: (entry: OutboxEntry) => void) {
+  /**
+   * Adds the conflict copy of `local`'s record holding `text` (never refused for the bound: the
+   * text would be lost), and answers it as the app should show it.
+   */
+  function addCopy(state: OutboxState, owner: OutboxEntry, copy: RecordFields): LocalRecord {
+    const clientRecordId = newRecordId();
+    add(state, { key: clientRecordId, clientRecordId, local: copy, editedAt: Date.now(), ...(owner.userId ? { userId: owner.userId } : {}) }, false);
+    return { ...copy, clientRecordId, transcriptionRecordId: null, revision: 0 };
+  }
+
+  /** Runs `edit` on the record's entry (made from `record` when it has none); answers what `edit` answers. */
+  async function edit<T>(record: LocalRecord, editEntry: (entry: OutboxEntry, state: OutboxState) => T): Promise<T> {
     const userId = await signedIn();
-    await change((state) => {
+    const result = await change((state) => {
       let entry = state.entries.find((candidate) => candidate.key === keyOf(record) || (record.transcriptionRecordId && candidate.id === record.transcriptionRecordId));
       if (!entry) {
         const ack = state.acks?.[keyOf(record)];
@@ -254,11 +278,13 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
       }
       delete entry.problem;
       entry.editedAt = Date.now();
-      editEntry(entry);
+      const result = editEntry(entry, state);
       // Saved here and never sent: nothing to tell the service.
       if (entry.removed && !entry.base && !entry.tried) state.entries.splice(state.entries.indexOf(entry), 1);
+      return result;
     }, true);
     soon();
+    return result;
   }
 
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -289,7 +315,9 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     // A record whose exchanges never settle (another device writing all the while) waits for the next push.
     const tries = new Map<string, number>();
     for (;;) {
-      const entry = (await read()).entries.find((candidate) => !candidate.problem && (candidate.userId ?? userId) === userId && (tries.get(candidate.key) ?? 0) < 5);
+      const state = await read();
+      // A record whose resolved conflict the app has not been shown yet waits for the pull that shows it.
+      const entry = state.entries.find((candidate) => !candidate.problem && !(state.deliver?.[candidate.key] && !candidate.removed) && (candidate.userId ?? userId) === userId && (tries.get(candidate.key) ?? 0) < 5);
       if (!entry || userId === undefined) return { sent, ...(await pending()) };
       tries.set(entry.key, (tries.get(entry.key) ?? 0) + 1);
       try {
@@ -347,19 +375,31 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
         break;
       }
     }
-    if (response.ok || (response.status === 410 && snapshot.removed)) {
+    // A removal answered 410 or 404 is done: the record is gone either way.
+    if (response.ok || (snapshot.removed && (response.status === 410 || response.status === 404))) {
       const record = answer;
       await update((entry, state) => {
         const acks = (state.acks ??= {});
         delete acks[entry.key];
         if (!record?.revision || (entry.removed && entry.base)) return drop(entry, state);
-        acks[entry.key] = [record.transcriptionRecordId, record.revision];
-        for (const key of Object.keys(acks).slice(0, -1000)) delete acks[key];
         delete entry.tried;
         entry.id = record.transcriptionRecordId;
-        // What was sent and not changed since takes the service's form of it.
-        for (const field of FIELDS) if (entry.local[field] === undefined || (sent && field in sent && entry.local[field] === sent[field])) (entry.local as Partial<Record<Field, unknown>>)[field] = record[field];
-        entry.base = baseOf(record, record.revision);
+        // A create answered by the record it stored earlier, changed since (its answer was lost,
+        // then another device edited it): what the app shows is the create as sent, revision 1;
+        // the record as it is now goes to the app, and what changed here since is sent against
+        // revision 1 (a 412 merges it).
+        const changedSince = !snapshot.base && !entry.removed && (record.revision !== 1 || FIELDS.some((field) => sent?.[field] !== undefined && sent[field] !== record[field]));
+        if (changedSince) {
+          for (const field of FIELDS) if (entry.local[field] === undefined) (entry.local as Partial<Record<Field, unknown>>)[field] = record[field];
+          entry.base = { ...baseOf(record, 1), ...fieldsOf(sent ?? {}), revision: 1 };
+          (state.deliver ??= {})[entry.key] = { record, ...(entry.userId ? { userId: entry.userId } : {}) };
+        } else {
+          acks[entry.key] = [record.transcriptionRecordId, record.revision];
+          for (const key of Object.keys(acks).slice(0, -1000)) delete acks[key];
+          // What was sent and not changed since takes the service's form of it.
+          for (const field of FIELDS) if (entry.local[field] === undefined || (sent && field in sent && entry.local[field] === sent[field])) (entry.local as Partial<Record<Field, unknown>>)[field] = record[field];
+          entry.base = baseOf(record, record.revision);
+        }
         if (!entry.removed && Object.keys(changedFields(entry)).length === 0) drop(entry, state);
       });
       return 1;
@@ -375,14 +415,12 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
         if (entry.removed) return;
         const merged = mergeRecord({ ...entry, base: before }, current);
         entry.local = merged.local;
+        // The app shows this device's view of the record: the service's goes to it by the next
+        // pull, and the merged changes wait for that (the person edits what they were shown).
+        (state.deliver ??= {})[entry.key] = { record: current, ...(entry.userId ? { userId: entry.userId } : {}) };
+        delete state.acks?.[entry.key];
         const record = { ...current, ...merged.local };
-        let copy: LocalRecord | undefined;
-        if (merged.copy) {
-          const clientRecordId = newRecordId();
-          // Never refused for the bound: the text would be lost.
-          add(state, { key: clientRecordId, clientRecordId, local: merged.copy, editedAt: Date.now(), ...(entry.userId ? { userId: entry.userId } : {}) }, false);
-          copy = { ...merged.copy, clientRecordId, transcriptionRecordId: null, revision: 0 };
-        }
+        const copy = merged.copy && addCopy(state, entry, merged.copy);
         if (merged.fields.length > 0) conflict = { type: 'merged', record, fields: merged.fields, ...(copy ? { copy } : {}) };
         if (Object.keys(changedFields(entry)).length === 0) drop(entry, state);
       });
@@ -394,9 +432,12 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     // error until the app edits or discards it, and the rest of the outbox goes on.
     const problem: Problem = { status: refusal.status, error: refusal.error, message: refusal.message, ...(refusal.details ? { details: refusal.details } : {}) };
     let record: LocalRecord | undefined;
-    await update((entry) => {
+    const tombstone = response.status === 410 ? (answer as { tombstone?: Tombstone } | undefined)?.tombstone : undefined;
+    await update((entry, state) => {
       entry.problem = problem;
       record = recordOf(entry);
+      // Deleted elsewhere: the app's database lets the record go too (its text stays here, reported).
+      if (tombstone) (state.deliver ??= {})[entry.key] = { tombstone, ...(entry.userId ? { userId: entry.userId } : {}) };
     });
     if (response.status === 410 && record) options.onConflict?.({ type: 'deleted', record });
     return 1;
@@ -418,15 +459,39 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     return { count: entries.length, problems: entries.filter((entry) => entry.problem).length };
   }
 
-  let pulling: Promise<PullResult> | undefined;
-  /** Walks the change feed from the stored cursor; each page goes to `apply` before its cursor is stored. */
-  async function pullAll(apply: (changes: Change[]) => unknown, limit?: number): Promise<PullResult> {
+  /** What the app holds of a record the outbox has changes of: the service's record with those changes over it, at their base. */
+  const overlay = (record: SyncedRecord, entry: OutboxEntry): Change =>
+    entry.removed
+      ? { type: 'delete', transcriptionRecordId: record.transcriptionRecordId, clientRecordId: record.clientRecordId, revision: record.revision, deletedAt: new Date().toISOString() }
+      : // The revision is the one the local changes were made on, not the service's newer one: an
+        // edit of what the app shows goes against what the person saw. (A create whose answer was
+        // lost has none: its changes go with the create, whose answer says what they were made on.)
+        { type: 'upsert', record: { ...record, ...entry.local, revision: entry.base?.revision ?? record.revision }, pending: true };
+
+  /** The resolved conflicts the app was not shown yet, as changes for `apply`. */
+  function deliveries(state: OutboxState, userId: number | undefined): [string, Delivery, Change][] {
+    return Object.entries(state.deliver ?? {})
+      .filter(([, delivery]) => (delivery.userId ?? userId) === userId)
+      .map(([key, delivery]): [string, Delivery, Change] => {
+        if ('tombstone' in delivery) return [key, delivery, { type: 'delete', ...delivery.tombstone }];
+        const entry = state.entries.find((candidate) => candidate.key === key && !candidate.problem);
+        return [key, delivery, entry ? overlay(delivery.record, entry) : { type: 'upsert', record: delivery.record }];
+      });
+  }
+
+  let pulling: Promise<PullResult & { delivered: number }> | undefined;
+  /**
+   * Walks the change feed from the stored cursor; each page goes to `apply` before its cursor is
+   * stored. The first page starts with the resolved conflicts the app was not shown yet.
+   */
+  async function pullAll(apply: (changes: Change[]) => unknown, limit?: number): Promise<PullResult & { delivered: number }> {
     const userId = await signedIn();
     const stored = await readJson<FeedState>(storage, STORAGE_KEYS.feed);
     // Another person's cursor (a shared phone): their records are not this person's; start over.
     let reset = stored !== undefined && stored.userId !== userId;
     let cursor = reset ? undefined : stored?.cursor;
     let count = 0;
+    let delivered = 0;
     for (;;) {
       const query = new URLSearchParams({ ...(cursor ? { cursor } : {}), ...(limit ? { limit: String(limit) } : {}) }).toString();
       const response = await request('GET', `/transcriptions/changes${query ? `?${query}` : ''}`);
@@ -440,25 +505,37 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
         throw refusal;
       }
       const page = (await response.json()) as { changes: Change[]; cursor: string; hasMore: boolean };
-      const { entries } = await read();
+      const state = await read();
+      const { entries } = state;
       const changes = page.changes.map((change): Change => {
         if (change.type !== 'upsert') return change;
         const entry = entries.find((candidate) => candidate.id === change.record.transcriptionRecordId || (candidate.clientRecordId && candidate.clientRecordId === change.record.clientRecordId));
-        if (!entry || entry.problem) return change;
         // A newer change of this device, not sent yet: the app keeps it (the push brings it to the service).
-        if (entry.removed) return { type: 'delete', transcriptionRecordId: change.record.transcriptionRecordId, clientRecordId: change.record.clientRecordId, revision: change.record.revision, deletedAt: new Date().toISOString() };
-        return { type: 'upsert', record: { ...change.record, ...entry.local }, pending: true };
+        return !entry || entry.problem ? change : overlay(change.record, entry);
       });
+      // Before the page (whose changes are newer), after a reset (which they confirm).
+      const delivering = delivered === 0 ? deliveries(state, userId) : [];
+      changes.unshift(...delivering.map(([, , change]) => change));
       if (reset) changes.unshift({ type: 'reset', keep: entries.filter((entry) => !entry.base).map((entry) => entry.key) });
       await apply(changes);
       await writeJson(storage, STORAGE_KEYS.feed, { userId, cursor: page.cursor });
+      if (delivering.length > 0) {
+        delivered = delivering.length;
+        // Shown now; one resolved again meanwhile (by a push beside this pull) waits for the next pull.
+        await change((current) => {
+          for (const [key, delivery] of delivering) if (JSON.stringify(current.deliver?.[key]) === JSON.stringify(delivery)) delete current.deliver![key];
+        });
+        // The changes they held may go.
+        soon();
+      }
       reset = false;
       count += page.changes.length;
       cursor = page.cursor;
-      if (!page.hasMore) return { changes: count };
+      if (!page.hasMore) return { changes: count, delivered };
     }
   }
-  const pull = ({ apply, limit }: PullOptions): Promise<PullResult> => (pulling ??= pullAll(apply, limit).finally(() => (pulling = undefined)));
+  const pullWith = ({ apply, limit }: PullOptions) => (pulling ??= pullAll(apply, limit).finally(() => (pulling = undefined)));
+  const pull = async (options: PullOptions): Promise<PullResult> => ({ changes: (await pullWith(options)).changes });
 
   return {
     /**
@@ -476,14 +553,26 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     },
     /** Edits a record (one the feed brought, or one saved here): queued, coalesced with its other pending changes, then sent. */
     async update(record: LocalRecord, changes: Partial<RecordFields>): Promise<LocalRecord> {
-      await edit(record, (entry) => {
+      let conflict: Conflict | undefined;
+      const shown = await edit(record, (entry, state): LocalRecord => {
         if (entry.removed) throw new TypeError('The record was removed');
-        Object.assign(entry.local, fieldsOf(changes));
+        const { text, ...others } = fieldsOf(changes);
+        // The person changed the text they were shown; where the outbox holds another (the
+        // service's, from a merge the app was not shown yet), that one stays and the new text
+        // becomes a conflict copy, as after a 412. Other fields: the later edit, this one, wins.
+        const theirs = entry.local.text;
+        Object.assign(entry.local, others);
+        if (text !== undefined && record.text !== undefined && theirs !== undefined && theirs !== record.text && theirs !== text) {
+          const copy = addCopy(state, entry, copyOf(entry.local, text, entry.local.startedAt));
+          conflict = { type: 'merged', record: recordOf(entry), fields: [{ field: 'text', mine: text, theirs, kept: 'theirs' }], copy };
+        } else if (text !== undefined) entry.local.text = text;
+        return { ...record, ...entry.local, revision: entry.base?.revision ?? record.revision ?? 0 };
       });
-      return { ...record, ...fieldsOf(changes) };
+      if (conflict) options.onConflict?.(conflict);
+      return shown;
     },
     /** Removes a record: queued and sent; a record saved here and not sent yet is simply forgotten. */
-    remove: (record: LocalRecord) => edit(record, (entry) => void (entry.removed = true)),
+    remove: (record: LocalRecord): Promise<void> => edit(record, (entry) => void (entry.removed = true)),
     /** The changes the service refused for good, each with its error; edit the record (`update`) to send it again, or `discard` it. */
     async pendingProblems(): Promise<PendingProblem[]> {
       return (await read()).entries.filter((entry) => entry.problem).map((entry) => ({ ...entry.problem!, record: recordOf(entry) }));
@@ -502,8 +591,18 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     /** Sends the outbox, then pulls with `apply`. */
     async sync(options: PullOptions): Promise<PushResult & PullResult> {
       paused = false;
-      const pushed = await push();
-      return { ...pushed, ...(await pull(options)) };
+      let pushed = await push();
+      let pulled = await pullWith(options);
+      let changes = pulled.changes;
+      // The pull showed the app a resolved conflict: the changes of that record it held go now, and come back through the feed.
+      for (let round = 0; round < 2 && pulled.delivered > 0 && !pushed.error; round++) {
+        const again = await push();
+        pushed = { ...again, sent: pushed.sent + again.sent };
+        if (again.sent === 0) break;
+        pulled = await pullWith(options);
+        changes += pulled.changes;
+      }
+      return { ...pushed, changes };
     },
   };
 }

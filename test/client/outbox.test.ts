@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OutboxFullError, memoryStorage } from '../../client/src/index';
-import type { CaptioningClient, Conflict, LocalRecord } from '../../client/src/index';
+import type { CaptioningClient, Change, Conflict, LocalRecord } from '../../client/src/index';
 import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import type { LocalApi } from '../support/local-api';
@@ -171,7 +171,12 @@ describe('the outbox against another device\'s changes', () => {
     await a.transcriptions.update(onA, { recordTitle: 'Standup, Monday' });
     await b.transcriptions.update(onB, { text: 'Good morning, everyone.' });
     await a.transcriptions.push();
-    await b.transcriptions.push();
+    // The 412 is merged; the merged change waits until the app was shown the service's record.
+    expect(await b.transcriptions.push()).toMatchObject({ sent: 1, count: 1 });
+    const applied: Change[] = [];
+    await b.transcriptions.pull({ apply: (changes) => void applied.push(...changes) });
+    expect(applied[0]).toEqual({ type: 'upsert', pending: true, record: expect.objectContaining({ recordTitle: 'Standup, Monday', text: 'Good morning, everyone.', revision: 2 }) });
+    expect(await b.transcriptions.push()).toMatchObject({ sent: 1, count: 0 });
     expect(await listed(a)).toEqual([expect.objectContaining({ recordTitle: 'Standup, Monday', text: 'Good morning, everyone.', revision: 3 })]);
     const patches = proxy.seen.filter((request) => request.method === 'PATCH').map((request) => [request.headers['if-match'], JSON.parse(request.body)]);
     expect(patches).toEqual([

@@ -28,7 +28,8 @@ export function localDatabase() {
           records.set(keyOf(change.record), change.record);
           unconfirmed.delete(keyOf(change.record));
         } else {
-          for (const [key, record] of records) if (record.transcriptionRecordId === change.transcriptionRecordId) records.delete(key);
+          // By id, or by clientRecordId for a record saved here that the feed has not brought back yet.
+          for (const [key, record] of records) if (record.transcriptionRecordId === change.transcriptionRecordId || (change.clientRecordId !== null && key === change.clientRecordId)) records.delete(key);
         }
       }
     },
