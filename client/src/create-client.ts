@@ -4,6 +4,7 @@ import { eventsArea } from './events';
 import type { EventOptions } from './events';
 import { keyJournal } from './idempotency';
 import type { Conflict, OutboxOptions } from './outbox';
+import { realtimeArea } from './realtime';
 import { retryPolicy } from './retry';
 import type { Fetch, RetryOptions } from './retry';
 import { Session } from './session';
@@ -72,6 +73,8 @@ export function createClient(options: ClientOptions) {
     users: usersArea(context),
     transcriptions,
     events,
+    /** The live channel (docs/realtime.md): `realtime.connect({ apply })` keeps `transcriptions.sync` running on every change. */
+    realtime: realtimeArea(context, transcriptions),
   };
 }
 

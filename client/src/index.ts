@@ -10,4 +10,6 @@ export { OutboxFullError } from './outbox';
 export type { Change, Conflict, LocalRecord, OutboxOptions, PendingProblem, Problem, PullOptions, PullResult, PushResult, RecordFields, SyncedRecord } from './outbox';
 export type { CreatePasskey, GetPasskey, Passkey, PasskeyAssertion, PasskeyCeremony, PasskeyCreationOptions, PasskeyRegistration, PasskeyRequestOptions } from './passkeys';
 export type { RetryOptions } from './retry';
+export { CLOSE_SESSION_ENDED } from './realtime';
+export type { Connectivity, RealtimeConnection, RealtimeOptions, RealtimeState, WebSocketFactory, WebSocketLike } from './realtime';
 export type { paths, components, operations } from './generated/api';
