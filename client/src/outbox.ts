@@ -280,7 +280,7 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
       entry.editedAt = Date.now();
       const result = editEntry(entry, state);
       // Saved here and never sent: nothing to tell the service.
-      if (entry.removed && !entry.base && !entry.tried) state.entries.splice(state.entries.indexOf(entry), 1);
+      if (entry.removed && !entry.base && !entry.tried?.length) state.entries.splice(state.entries.indexOf(entry), 1);
       return result;
     }, true);
     soon();
@@ -341,16 +341,16 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     const ifMatch = { 'If-Match': `"${snapshot.base?.revision}"` };
     let sent: Partial<RecordFields> | undefined;
     let response: Response;
+    const same = (a: NewRecord) => (b: NewRecord) => JSON.stringify(a) === JSON.stringify(b);
     const create = async (body: NewRecord) => {
       sent = body;
-      try {
-        const answer = await request('POST', '/transcriptions', body);
-        if (answer.status < 500) return answer;
-      } catch (error) {
-        await update((entry) => void (entry.tried = [...(entry.tried ?? []).filter((tried) => JSON.stringify(tried) !== JSON.stringify(body)), body].slice(-TRIED_KEPT)));
-        throw error;
-      }
-      await update((entry) => void (entry.tried = [...(entry.tried ?? []), body].slice(-TRIED_KEPT)));
+      // Noted before it goes: whatever happens next (no answer, a crash before the answer is
+      // stored), the outbox knows the service may hold this create.
+      await update((entry) => void (entry.tried = [...(entry.tried ?? []).filter((tried) => !same(body)(tried)), body].slice(-TRIED_KEPT)));
+      const answer = await request('POST', '/transcriptions', body);
+      // Refused as it is (invalid): the service stored nothing of it.
+      if (answer.status >= 400 && answer.status < 500 && ![401, 408, 409, 410, 429].includes(answer.status)) await update((entry) => void (entry.tried = entry.tried?.filter((tried) => !same(body)(tried))));
+      if (answer.status < 500) return answer;
       throw new ApiError(500, { message: 'The service failed to store the record' });
     };
     if (!snapshot.base) {
@@ -367,7 +367,7 @@ export function outboxArea(context: ClientContext, options: OutboxOptions & { on
     let answer = await parsed(response);
     // The service stored an earlier create (its answer was lost) with other fields: that one
     // answers the record, and the fields changed since go as a PATCH.
-    for (const tried of response.status === 409 ? (snapshot.tried ?? []) : []) {
+    for (const tried of response.status === 409 ? (snapshot.tried ?? []).filter((tried) => sent === undefined || !same(tried)(sent as NewRecord)) : []) {
       const replay = await create(tried);
       if (replay.ok) {
         response = replay;

@@ -22,8 +22,8 @@ import type { LocalDatabase } from './sync-support';
  * - every device's database equals the service (ids, revisions, titles, texts);
  * - the outbox holds nothing but edits of records deleted elsewhere (reported, 410), never a removal.
  *
- * Seeded and replayable: `SYNC_MODEL_SEED` (default 43), `SYNC_MODEL_PATH` (the path fast-check
- * printed), `SYNC_MODEL_RUNS`, `SYNC_MODEL_DEVICES`; `npm run fault:sync` runs it longer with more
+ * Seeded and replayable: `SYNC_MODEL_SEED` (default 43), `SYNC_MODEL_PATH` and `SYNC_MODEL_REPLAY`
+ * (the path and replayPath fast-check printed), `SYNC_MODEL_RUNS`, `SYNC_MODEL_DEVICES`; `npm run fault:sync` runs it longer with more
  * devices.
  */
 const SEED = Number(process.env.SYNC_MODEL_SEED ?? 43);
@@ -31,6 +31,8 @@ const RUNS = Number(process.env.SYNC_MODEL_RUNS ?? 40);
 const DEVICES = Number(process.env.SYNC_MODEL_DEVICES ?? 2);
 const MAX_COMMANDS = Number(process.env.SYNC_MODEL_COMMANDS ?? 24);
 const PATH = process.env.SYNC_MODEL_PATH;
+/** The `replayPath` of the printed counterexample, with its seed and path: the commands exactly as they failed. */
+const REPLAY = process.env.SYNC_MODEL_REPLAY;
 /** A fault of a stall lasts this long (the client's timeout of one attempt), and is the slowest command. */
 const RETRY = { attempts: 2, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 1500 };
 
@@ -154,7 +156,8 @@ async function sync(device: Device) {
 
 /** The records the device's database shows, in a stable order; `pick` chooses one. */
 function shown(device: Device, pick: number): LocalRecord | undefined {
-  const records = [...device.db.records.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  // By what the person reads (the keys are random UUIDs), so that a replay picks the same record.
+  const records = [...device.db.records.values()].sort((a, b) => a.recordTitle.localeCompare(b.recordTitle) || a.text.localeCompare(b.text) || keyOf(a).localeCompare(keyOf(b)));
   return records.length === 0 ? undefined : records[pick % records.length];
 }
 
@@ -303,7 +306,7 @@ function commands(devices: number) {
         )
         .map(([index, kind, on, times]) => new Faulty(index, { kind, on, times: kind === 'stall past the timeout' ? 1 : times })),
     ],
-    { maxCommands: MAX_COMMANDS, size: 'max' },
+    { maxCommands: MAX_COMMANDS, size: 'max', ...(REPLAY ? { replayPath: REPLAY } : {}) },
   );
 }
 
@@ -368,4 +371,29 @@ describe('records on every device, under faults (model-based)', () => {
       { seed: SEED, numRuns: RUNS, ...(PATH ? { path: PATH } : {}), endOnFailure: process.env.SYNC_MODEL_SHRINK === '0' },
     );
   }, Math.max(600_000, RUNS * 30_000));
+});
+
+/**
+ * Sequences the model printed, run as they are (with the devices' records picked by title): the
+ * first three fail on the client before issue 43, the last one met a first version of its fix.
+ */
+describe('the counterexamples it found', () => {
+  const faultOf = (kind: FaultKind, times: number, on: Fault['on']) => ({ kind, times, on });
+  it.each<[string, DeviceCommand[]]>([
+    ['the issue: an edit over a newer revision shown with local changes', [new Edit(0, 'text', 0), new Edit(1, 'text', 0), new Sync(1, 'sync'), new Sync(0, 'pull'), new Edit(0, 'text', 0)]],
+    ['an edit after a merge the app was not shown', [new Edit(0, 'recordTitle', 0), new Edit(1, 'text', 0), new Sync(1, 'sync'), new Sync(0, 'push'), new Edit(0, 'text', 0)]],
+    ['a crash after a create reached the service, then an edit', [new Save(1), new Crash(1, 1), new Edit(1, 'recordTitle', 1), new Sync(1, 'push')]],
+    [
+      'crashes in the middle of syncs that merged and sent a conflict copy',
+      [new Faulty(0, faultOf('lost before the service', 2, 'write')), new Edit(0, 'text', 0), new Crash(0, 2), new Edit(0, 'text', 0), new Crash(0, 3), new Sync(0, 'pull'), new Sync(0, 'sync')],
+    ],
+  ])('%s', async (_name, cmds) => {
+    const world = await newWorld(2);
+    try {
+      await fc.asyncModelRun(() => ({ model: { devices: 2 }, real: world }), cmds);
+      await settled(world);
+    } finally {
+      for (const device of world.devices) device.kill();
+    }
+  });
 });
