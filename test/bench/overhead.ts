@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReadOperation, SeededAccount } from './fixtures';
 import { findRoute, replay, timeHandlerCall, waves } from './harness';
@@ -52,13 +53,30 @@ export async function pairOperation(bench: Bench, operation: ReadOperation, acco
   const commands = await bench.record(handler);
   if (commands.length === 0) throw new Error(`${operation.id} issued no DynamoDB command`);
   const plan = waves(commands);
+  let replays = 0;
   const bareOnce = async () => {
     const started = performance.now();
-    await replay(bare, plan);
+    await replay(bare, appendsAsNew(plan, replays++));
     return performance.now() - started;
   };
   for (let index = 0; index < 10; index++) await bareOnce();
   return { id: operation.id, commands, handler, bare: bareOnce };
+}
+
+/**
+ * An append-only put (conditioned on its key being new: the audit entry every /admin request
+ * writes) replayed as recorded would find its key taken from the second replay on and fail; each
+ * replay gets a key of its own instead (`#bare-<n>` on the sort key), the same conditional write of
+ * a new item the handler makes. Other commands are replayed as recorded.
+ */
+function appendsAsNew(plan: RecordedCommand[][], replay: number): RecordedCommand[][] {
+  return plan.map((wave) =>
+    wave.map((command) => {
+      const input = command.input as { Item?: Record<string, unknown>; ConditionExpression?: string };
+      if (command.Command !== PutCommand || input.ConditionExpression !== 'attribute_not_exists(PK)' || !input.Item) return command;
+      return { ...command, input: { ...input, Item: { ...input.Item, SK: `${String(input.Item.SK)}#bare-${replay}` } } };
+    }),
+  );
 }
 
 export async function measureOverhead(operations: PairedOperation[], iterations: number): Promise<OverheadResult[]> {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { TYPICAL_ACCOUNT, seedAccount } from '../bench/fixtures';
+import { TYPICAL_ACCOUNT, readOperations, seedAccount } from '../bench/fixtures';
 import type { SeededAccount } from '../bench/fixtures';
 import { startBench } from '../bench/harness';
 import type { Bench } from '../bench/harness';
+import { pairOperation } from '../bench/overhead';
+import { pairRefresh } from '../bench/refresh';
 import { timedOperations } from '../bench/timed-operations';
 
 /**
@@ -40,5 +42,21 @@ describe('every operation npm run bench times answers as the bench needs', () =>
       expect(answer.statusCode, detail).toBeGreaterThanOrEqual(200);
       expect(answer.statusCode, detail).toBeLessThan(300);
     } else expect(answer.statusCode, detail).toBe(200);
+  });
+
+  // The overhead and throughput parts time each read next to its DynamoDB commands replayed on a
+  // bare client: pairing runs both sides as the bench does (warm-up, recording, replays), so a
+  // command the replay cannot repeat (a write conditioned on a new key) fails here too.
+  it.each(readOperations().operations.map((operation) => [operation.id, operation] as const))('overhead pairs %s with its bare replay', async (_id, operation) => {
+    const paired = await pairOperation(bench, operation, account);
+    expect(paired.commands.length).toBeGreaterThan(0);
+    expect(await paired.handler()).toBeGreaterThan(0);
+    expect(await paired.bare()).toBeGreaterThan(0);
+  });
+
+  it('overhead pairs refresh with its bare replay', async () => {
+    const paired = await pairRefresh(bench, 1);
+    expect(await paired.handler()).toBeGreaterThan(0);
+    expect(await paired.bare()).toBeGreaterThan(0);
   });
 });
