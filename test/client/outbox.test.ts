@@ -227,6 +227,23 @@ describe('the outbox against another device\'s changes', () => {
     expect(await a.transcriptions.pending()).toEqual({ count: 0, problems: 0 });
   });
 
+  it('takes a removal answered 410 or 404 as done: the record is gone either way, nothing parks', async () => {
+    const { a, b, onA, onB } = await twoDevices([]);
+    await b.transcriptions.remove(onB);
+    await b.transcriptions.push();
+    // Deleted elsewhere: 410 with the tombstone.
+    await a.transcriptions.remove(onA);
+    expect(await a.transcriptions.push()).toMatchObject({ count: 0, problems: 0 });
+    // A tombstone past its retention answers 404.
+    const other = await a.transcriptions.save(note('Short-lived'));
+    await a.transcriptions.push();
+    const [stored] = await listed(a);
+    proxy.answer(route('DELETE', `/api/transcriptions/${stored!.transcriptionRecordId}`), 404, 1);
+    await a.transcriptions.remove(other);
+    expect(await a.transcriptions.push()).toMatchObject({ count: 0, problems: 0 });
+    expect(proxy.seen.filter((request) => request.method === 'DELETE').length).toBe(3);
+  });
+
   it('removes a record another device edited since: the removal wins', async () => {
     const { a, b, onA, onB } = await twoDevices([]);
     await b.transcriptions.update(onB, { recordTitle: 'Edited on the tablet' });

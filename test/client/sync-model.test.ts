@@ -34,7 +34,7 @@ const PATH = process.env.SYNC_MODEL_PATH;
 /** The `replayPath` of the printed counterexample, with its seed and path: the commands exactly as they failed. */
 const REPLAY = process.env.SYNC_MODEL_REPLAY;
 /** A fault of a stall lasts this long (the client's timeout of one attempt), and is the slowest command. */
-const RETRY = { attempts: 2, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 1500 };
+const RETRY = { attempts: 2, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 800 };
 
 let api: LocalApi;
 beforeAll(async () => {
