@@ -61,6 +61,12 @@ export interface LocalServerOptions {
    * `AWS_REGION`): LOCAL_ADMIN_ACCESS_KEY_ID and LOCAL_ADMIN_SECRET_ACCESS_KEY, else the defaults.
    */
   adminCredentials?: LocalAdminCredentials;
+  /**
+   * Where the routes', the authorizer's and the jobs' handlers come from: the source modules,
+   * serving the server's context (`npm start`), unless given; `npm run start:deployed` gives the
+   * deployed bundles run as Lambda runs them (infra/local/deployed.ts).
+   */
+  functions?: FunctionSource;
 }
 
 export interface LocalServer {
@@ -72,15 +78,24 @@ export interface LocalServer {
   context: AppContext;
   /** The live channel's WebSocket endpoint at /realtime (infra/local/realtime-server.ts). */
   realtime: LocalRealtime;
+  /** Runs a job of the route table once, as its schedule would, and gives what it returned. */
+  runJob(name: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
-type JobHandler = (event: unknown, context: Context) => Promise<unknown>;
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+export type JobHandler = (event: unknown, context: Context) => Promise<unknown>;
 /** What a function module exports: its handler, which serves the context it is given. */
 interface HandlerModule<T> {
   withContext(context: AppContext): T;
+}
+
+/** The handlers the server calls, by route table entry; `context` is the server's own (its clock, its ports). */
+export interface FunctionSource {
+  route(route: RouteDefinition, context: AppContext): Promise<ProxyHandler>;
+  authorizer(context: AppContext): Promise<AuthorizerHandler>;
+  job(job: JobDefinition, context: AppContext): Promise<JobHandler>;
 }
 
 interface MountedRoute {
@@ -154,6 +169,13 @@ async function loadModule<T>(entry: string): Promise<T> {
   return module.handler;
 }
 
+/** `npm start`'s handlers: the source modules, each serving the server's context. */
+export const sourceModules: FunctionSource = {
+  route: async (route, context) => (await loadModule<HandlerModule<ProxyHandler>>(route.entry)).withContext(context),
+  authorizer: async (context) => (await loadModule<HandlerModule<AuthorizerHandler>>(authorizer.entry)).withContext(context),
+  job: async (job, context) => (await loadModule<HandlerModule<JobHandler>>(job.entry)).withContext(context),
+};
+
 const parameterNamesOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
 /**
@@ -179,12 +201,11 @@ export function rateIntervalMs(schedule: string): number | undefined {
  * minute locally). A run never overlaps the previous run of the same job; a failed run is logged
  * and the next one tries again, as EventBridge's retries would.
  */
-async function scheduleJobs(context: AppContext, cfg: Config): Promise<() => Promise<void>> {
+async function scheduleJobs(handlers: ReadonlyMap<JobDefinition, JobHandler>, cfg: Config): Promise<() => Promise<void>> {
   if (cfg.LOCAL_JOB_INTERVAL_SECONDS === 0) return async () => undefined;
   const timers: NodeJS.Timeout[] = [];
   const running = new Set<Promise<void>>();
-  for (const job of jobs as readonly JobDefinition[]) {
-    const handler = (await loadModule<HandlerModule<JobHandler>>(job.entry)).withContext(context);
+  for (const [job, handler] of handlers) {
     const everyMs = Math.min(rateIntervalMs(job.schedule) ?? Infinity, cfg.LOCAL_JOB_INTERVAL_SECONDS * 1000);
     let current: Promise<void> | undefined;
     const run = () => {
@@ -298,9 +319,10 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     codeSender: () => options.ports?.codeSender ?? options.outbox,
   });
 
+  const functions = options.functions ?? sourceModules;
   const resources: MountedResource[] = [];
   for (const route of routes) {
-    const handler = (await loadModule<HandlerModule<ProxyHandler>>(route.entry)).withContext(context);
+    const handler = await functions.route(route, context);
     for (const resource of versionedPaths(route.path)) {
       let mountedResource = resources.find((candidate) => candidate.resource === resource);
       if (!mountedResource) resources.push((mountedResource = { resource, methods: new Map() }));
@@ -308,7 +330,9 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     }
   }
   const resourcePaths = resources.map((resource) => resource.resource);
-  const authorize = (await loadModule<HandlerModule<AuthorizerHandler>>(authorizer.entry)).withContext(context);
+  const authorize = await functions.authorizer(context);
+  const jobHandlers = new Map<JobDefinition, JobHandler>();
+  for (const job of jobs as readonly JobDefinition[]) jobHandlers.set(job, await functions.job(job, context));
   /** The API reference page (GET /docs/), read on its first request. Local mode only, like /dev. */
   let docs: Map<string, DocsFile> | undefined;
   /** API Gateway caches an authorizer's policy per identity source value for the configured TTL. */
@@ -335,7 +359,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     let result = cached && cached.until > Date.now() ? cached.result : undefined;
     if (!result) {
       try {
-        result = await authorize({ type: 'TOKEN', authorizationToken: header, methodArn: arn });
+        result = await authorize({ type: 'TOKEN', authorizationToken: header, methodArn: arn }, { awsRequestId: randomUUID(), functionName: 'local-authorizer' } as Context);
       } catch (error) {
         // As API Gateway: any other failure of the authorizer is AUTHORIZER_FAILURE.
         return (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
@@ -569,7 +593,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
   });
-  const stopJobs = await scheduleJobs(context, cfg);
+  const stopJobs = await scheduleJobs(jobHandlers, cfg);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
@@ -579,6 +603,12 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     metrics,
     context,
     realtime,
+    runJob: async (name) => {
+      const job = [...jobHandlers.keys()].find((candidate) => candidate.name === name);
+      if (!job) throw new Error(`No job ${name} in the route table`);
+      const id = randomUUID();
+      return jobHandlers.get(job)!({ source: 'local.run', 'detail-type': 'Scheduled Event', id }, jobContext(id, `local-${job.name}`, job.timeoutSeconds * 1000));
+    },
     close: async () => {
       await stopJobs();
       await realtime.close();

@@ -4,15 +4,22 @@ import { join, resolve } from 'node:path';
 import { parseConfig } from '../../shared/config';
 import { systemClock } from '../../shared/ports/clock';
 import { ensureTable } from './create-table';
+import { DevMetrics } from './dev-metrics';
 import { DevOutbox } from './dev-outbox';
 import { freePort, superviseDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer } from './server';
+import { LOCAL_ACCOUNT, buildDeployment, deploymentContext, startDeployedFunctions } from './deployed';
+import type { DeployedFunctions } from './deployed';
+import type { Deployment } from './deployed-functions';
 import { DEFAULT_LOCAL_ADMIN_CREDENTIALS } from './sigv4-check';
 import { startProviderStandIns } from './provider-stand-ins';
 import { localProviderSecrets } from '../../shared/ports/provider-secrets';
+import { LAMBDA_NODE_MAJOR } from './lambda-node.mjs';
 
 /**
- * `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
+ * `npm start`, and `npm run start:deployed` (`npm start -- --deployed`): the deployed bundles, built
+ * as `cdk synth` builds them and run on the Lambda runtime's Node, behind the same gateway
+ * (infra/local/deployed.ts). `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
  * on http://localhost:8080 (PORT overrides). Ctrl-C stops both. DynamoDB Local is restarted when
  * it dies; if it keeps dying, or cannot come back, the whole process exits with the reason.
  */
@@ -22,6 +29,7 @@ const adminCredentials = {
   accessKeyId: process.env.LOCAL_ADMIN_ACCESS_KEY_ID ?? DEFAULT_LOCAL_ADMIN_CREDENTIALS.accessKeyId,
   secretAccessKey: process.env.LOCAL_ADMIN_SECRET_ACCESS_KEY ?? DEFAULT_LOCAL_ADMIN_CREDENTIALS.secretAccessKey,
 };
+const deployed = process.argv.includes('--deployed');
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
 
 /** JWT_SECRET if set; otherwise a random dev secret, kept in DATA_DIR so tokens survive restarts. */
@@ -58,16 +66,23 @@ async function main() {
     WECHAT_APP_IDS: local.wechatApp,
     WECHAT_API_URL: standIns.wechatUrl,
   };
-  const config = parseConfig({
+  const settings = {
     TABLE_NAME: 'captioning-local',
     CORS_ORIGINS: '*',
     // Passkeys made on a page served from this server's own port (PORT=18080 npm start).
     WEBAUTHN_ORIGINS: `http://localhost:${port}`,
     ...providerDefaults,
     ...process.env,
-    DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`,
-    AWS_REGION: 'us-east-1',
-  });
+  };
+  const config = parseConfig({ ...settings, DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`, AWS_REGION: 'us-east-1' });
+  const outbox = new DevOutbox(systemClock, true);
+  const metrics = new DevMetrics();
+  const rootSecret = localRootSecret();
+  const providerSecrets = {
+    applePrivateKey: standIns.apple.privateKeyPem,
+    wechatAppSecrets: { [local.wechatApp]: local.wechatSecret },
+    ...localProviderSecrets(process.env),
+  };
   let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
   const dynamo = await superviseDynamoDbLocal(
     { port: dynamoPort, ...(dataDir ? { dataDir } : {}), afterStart: (endpoint) => ensureTable(endpoint, config.TABLE_NAME) },
@@ -81,22 +96,31 @@ async function main() {
       },
     },
   );
+  let bundles: Deployment | undefined;
+  let functions: DeployedFunctions | undefined;
   const stop = async () => {
     await server?.close();
+    await functions?.close();
+    bundles?.remove();
     await standIns.close();
     await dynamo.stop();
   };
   try {
+    if (deployed) {
+      const resources = { region: config.AWS_REGION, account: LOCAL_ACCOUNT, tableName: config.TABLE_NAME };
+      console.log('Building the functions as cdk synth does (infra/app.ts, cdk.json and these settings as context)...');
+      bundles = buildDeployment(deploymentContext(settings), resources);
+      functions = await startDeployedFunctions({ bundles, local: resources, dynamodbEndpoint: dynamo.endpoint, rootSecret, providerSecrets, outbox, metrics, output: 'inherit' });
+      console.log(`${functions.functions.size} functions from ${bundles.directory}, on Node ${LAMBDA_NODE_MAJOR} (the Lambda runtime's)`);
+    }
     server = await startLocalServer({
       config,
       clock: systemClock,
-      rootSecret: localRootSecret(),
-      outbox: new DevOutbox(systemClock, true),
-      providerSecrets: {
-        applePrivateKey: standIns.apple.privateKeyPem,
-        wechatAppSecrets: { [local.wechatApp]: local.wechatSecret },
-        ...localProviderSecrets(process.env),
-      },
+      rootSecret,
+      outbox,
+      providerSecrets,
+      metrics,
+      ...(functions ? { functions } : {}),
       port,
       host: process.env.HOST ?? '127.0.0.1',
       adminCredentials,

@@ -32,13 +32,15 @@ export interface Reach {
 interface JsonService {
   /** The signing name, and the first label of the regional endpoint's host. */
   name: 'dynamodb' | 'secretsmanager';
+  /** The SDK's service id as its endpoint variable names it: `AWS_ENDPOINT_URL_<id>`. */
+  endpointId: 'DYNAMODB' | 'SECRETS_MANAGER';
   /** `X-Amz-Target` is `<prefix>.<operation>`. */
   targetPrefix: string;
   contentType: string;
 }
 
-const DYNAMODB: JsonService = { name: 'dynamodb', targetPrefix: 'DynamoDB_20120810', contentType: 'application/x-amz-json-1.0' };
-const SECRETS_MANAGER: JsonService = { name: 'secretsmanager', targetPrefix: 'secretsmanager', contentType: 'application/x-amz-json-1.1' };
+const DYNAMODB: JsonService = { name: 'dynamodb', endpointId: 'DYNAMODB', targetPrefix: 'DynamoDB_20120810', contentType: 'application/x-amz-json-1.0' };
+const SECRETS_MANAGER: JsonService = { name: 'secretsmanager', endpointId: 'SECRETS_MANAGER', targetPrefix: 'secretsmanager', contentType: 'application/x-amz-json-1.1' };
 
 /** A call the service answered with an error: its HTTP status and error type (`__type`). */
 class SignedCallError extends Error {
@@ -51,9 +53,21 @@ class SignedCallError extends Error {
   }
 }
 
+/**
+ * The endpoint the environment configures for a service, as the SDK's clients read it (its
+ * "service-specific endpoints"): `AWS_ENDPOINT_URL_<SERVICE>`, else `AWS_ENDPOINT_URL`, unless
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is true. Unset on AWS; `npm run start:deployed` points the
+ * deployed functions at DynamoDB Local and its Secrets Manager stand-in with them, and the
+ * authorizer's reads must go where the other functions' SDK clients go.
+ */
+export function configuredEndpoint(service: Pick<JsonService, 'endpointId'>, env: Record<string, string | undefined> = process.env): string | undefined {
+  if (env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true') return undefined;
+  return env[`AWS_ENDPOINT_URL_${service.endpointId}`] || env.AWS_ENDPOINT_URL || undefined;
+}
+
 /** One signed JSON-protocol call; the timeout covers the whole exchange (fetch has one deadline). */
 function jsonCaller(service: JsonService, region: string, timeoutMs: number, reach: Reach) {
-  const url = new URL(reach.endpoint ?? `https://${service.name}.${region}.amazonaws.com/`);
+  const url = new URL(reach.endpoint ?? configuredEndpoint(service) ?? `https://${service.name}.${region}.amazonaws.com/`);
   // On Lambda the execution role's credentials are in the environment; the SDK's provider reads them.
   const signer = new SignatureV4({ service: service.name, region, credentials: reach.credentials ?? fromEnv(), sha256: Hash.bind(null, 'sha256') });
   return async <T>(operation: string, input: unknown): Promise<T> => {

@@ -11,7 +11,7 @@ import { keys } from '../../shared/db/keys';
 import { utcDate } from '../../shared/ports/clock';
 import { signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
-import { awsJsonStandIn } from '../support/aws-json-stand-in';
+import { awsJsonStandIn } from '../../infra/local/aws-json-stand-in';
 
 let api: LocalApi;
 beforeAll(async () => {

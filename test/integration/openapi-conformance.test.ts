@@ -10,6 +10,7 @@ import { SoftwareAuthenticator } from '../support/software-authenticator';
 import { SOCIAL, startSocialApi } from '../support/social';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { nonceHash } from '../../shared/identity/social/nonces';
+import { jobs } from '../../shared/routes';
 
 /**
  * Real requests at the local server, every answer (status, body and documented headers) checked
@@ -674,6 +675,15 @@ describe('POST /api/realtime/ticket', () => {
   it('200 and 401', async () => {
     expect((await call('POST', '/api/realtime/ticket', { token: alice.token })).status).toBe(200);
     expect((await call('POST', '/api/realtime/ticket')).status).toBe(401);
+  });
+});
+
+describe('the scheduled jobs', () => {
+  it('each runs once as its schedule runs it, and reports its run', async () => {
+    for (const job of jobs) {
+      const run = (await api.runJob(job.name)) as Record<string, unknown>;
+      expect(Object.values(run).some((value) => typeof value === 'number'), `${job.name} answered ${JSON.stringify(run)}`).toBe(true);
+    }
   });
 });
 

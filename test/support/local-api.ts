@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
+import { beforeAll, inject } from 'vitest';
 import { parseConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import type { AppContext } from '../../shared/context';
@@ -11,11 +11,14 @@ import type { SecretSource } from '../../shared/ports/secrets';
 import { localProviderSecrets } from '../../shared/ports/provider-secrets';
 import type { Database } from '../../shared/db/client';
 import { ensureTable } from '../../infra/local/create-table';
-import type { DevMetrics } from '../../infra/local/dev-metrics';
 import { DevOutbox } from '../../infra/local/dev-outbox';
 import type { OutboxEntry } from '../../infra/local/dev-outbox';
 import { startLocalServer } from '../../infra/local/server';
 import type { LocalServer } from '../../infra/local/server';
+import { LOCAL_ACCOUNT, buildDeployment, deploymentContext, startDeployedFunctions } from '../../infra/local/deployed';
+import type { DeployedFunctions } from '../../infra/local/deployed';
+import type { Deployment } from '../../infra/local/deployed-functions';
+import { DevMetrics } from '../../infra/local/dev-metrics';
 import { MovableClock } from './movable-clock';
 
 export interface ApiResponse<T = any> {
@@ -42,8 +45,12 @@ export interface LocalApi {
   /** A document client on the same table, for checking what was (not) written. */
   db: Database;
   rootSecret: string;
-  /** The context the server's handlers serve: its DynamoDB client is the one they use. */
+  /** The context the server's handlers serve: its DynamoDB client is the one they use (the sources' server). */
   context: AppContext;
+  /** What serves the API: the source modules (`npm start`), or the bundles `cdk synth` builds (`npm run start:deployed`). */
+  serves: 'sources' | 'deployed';
+  /** Runs a job of the route table once (its handler, or its deployed function as EventBridge invokes it). */
+  runJob(name: string): Promise<unknown>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /**
    * A second server on the same table, clock and outbox whose handlers use these ports instead
@@ -51,6 +58,31 @@ export interface LocalApi {
    */
   withPorts(ports: { codeSender?: CodeSender; secrets?: SecretSource }): Promise<LocalApi>;
   close(): Promise<void>;
+}
+
+let target: 'sources' | 'deployed' = 'sources';
+let bundles: Promise<Deployment> | undefined;
+
+/**
+ * From now on in this test file, startLocalApi serves the deployed bundles (`npm run
+ * start:deployed`, infra/local/deployed.ts) instead of the sources: built once per test file as
+ * `cdk synth` builds them, each server's functions given the environment their templates give for
+ * the server's settings (as CDK context), run on the Lambda runtime's Node. A test file that
+ * imports another's tests after calling this runs them against what ships.
+ */
+export function serveDeployedBundles(): void {
+  target = 'deployed';
+  // Before the file's own hooks: esbuild runs once per function (65), which outlasts hookTimeout.
+  beforeAll(() => deployedBundles().then(() => undefined), 15 * 60_000);
+}
+
+function deployedBundles(): Promise<Deployment> {
+  bundles ??= Promise.resolve().then(() => {
+    const built = buildDeployment(deploymentContext({}), { region: 'us-east-1', account: LOCAL_ACCOUNT, tableName: 'built' });
+    process.once('exit', () => built.remove());
+    return built;
+  });
+  return bundles;
 }
 
 /**
@@ -79,7 +111,26 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
   const rootSecret = randomBytes(32).toString('base64url');
   // Apple's private key and WeChat's secrets as local mode reads them (APPLE_PRIVATE_KEY, WECHAT_APP_SECRETS).
   const providerSecrets = localProviderSecrets(env);
-  const server = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets });
+  const metrics = new DevMetrics();
+  let functions: DeployedFunctions | undefined;
+  if (target === 'deployed') {
+    functions = await startDeployedFunctions({
+      bundles: await deployedBundles(),
+      context: deploymentContext({ ...env, LOG_LEVEL: process.env.DEPLOYED_LOG_LEVEL ?? config.LOG_LEVEL }),
+      local: { region: config.AWS_REGION, account: LOCAL_ACCOUNT, tableName: config.TABLE_NAME },
+      dynamodbEndpoint: endpoint,
+      rootSecret,
+      providerSecrets,
+      outbox,
+      metrics,
+      // The functions' own log lines only when asked for: DEPLOYED_LOG_LEVEL=warn npx vitest run <file>.
+      output: (line) => void (process.env.DEPLOYED_LOG_LEVEL && console.error(line)),
+    });
+  }
+  const server = await startLocalServer({ config, clock, rootSecret, outbox, metrics, port: 0, logSink: options.logSink, providerSecrets, ...(functions ? { functions } : {}) }).catch(async (error: unknown) => {
+    await functions?.close();
+    throw error;
+  });
   const client = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
   );
@@ -107,8 +158,11 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       db: { client, tableName: config.TABLE_NAME },
       rootSecret,
       context: server.context,
+      serves: functions ? 'deployed' : 'sources',
+      runJob: (name) => server.runJob(name),
       request,
       withPorts: async (ports) => {
+        if (functions) throw new Error('withPorts swaps the ports of the sources: the deployed functions reach only the stand-ins');
         const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets, ports });
         return serve(other, () => other.close());
       },
@@ -118,6 +172,7 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
 
   return serve(server, async () => {
     await server.close();
+    await functions?.close();
     client.destroy();
   });
 }

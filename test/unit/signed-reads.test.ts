@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { signedSecretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
+import { configuredEndpoint, signedSecretsManagerSource, tokenStandingLookup } from '../../shared/adapters/signed-reads';
 import { parseConfig } from '../../shared/config';
 import { ServiceUnavailableError } from '../../shared/errors';
-import { awsJsonStandIn } from '../support/aws-json-stand-in';
-import type { AwsJsonAnswer, AwsJsonRequest } from '../support/aws-json-stand-in';
+import { awsJsonStandIn } from '../../infra/local/aws-json-stand-in';
+import type { AwsJsonAnswer, AwsJsonRequest } from '../../infra/local/aws-json-stand-in';
 
 /**
  * The authorizer's reads, signed with the SDK's signer, against a stand-in endpoint on this
@@ -25,7 +25,7 @@ afterEach(async () => {
   standIns = [];
 });
 
-/** A stand-in endpoint closed after each test (test/support/aws-json-stand-in.ts). */
+/** A stand-in endpoint closed after each test (infra/local/aws-json-stand-in.ts). */
 async function standIn(answer: AwsJsonAnswer | 'stall'): Promise<StandIn> {
   const started = await awsJsonStandIn(answer);
   standIns.push(started);
@@ -111,5 +111,41 @@ describe("the authorizer's token standing read", () => {
     await stalled.close();
     const failing = await standIn({ status: 500, body: { __type: 'InternalServerError' } });
     await expect(tokenStandingLookup(local(failing.endpoint))({ userId: 7, tokenVersion: 3 })).rejects.toThrow();
+  });
+});
+
+describe('the endpoints the environment configures, as the SDK honours them', () => {
+  /** Runs `read` with these AWS_ENDPOINT_URL_* variables (and the execution role's credentials) set, as Lambda's environment. */
+  async function withEnvironment<T>(variables: Record<string, string>, read: () => Promise<T>): Promise<T> {
+    const all = { AWS_ACCESS_KEY_ID: 'ASIAEXECUTIONROLE', AWS_SECRET_ACCESS_KEY: 'role-secret', ...variables };
+    const saved = Object.fromEntries(Object.keys(all).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, all);
+    try {
+      return await read();
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
+
+  it('reads the secret at AWS_ENDPOINT_URL_SECRETS_MANAGER, else AWS_ENDPOINT_URL', async () => {
+    const specific = await standIn({ status: 200, body: { SecretString: ROOT_SECRET } });
+    const general = await standIn({ status: 200, body: { SecretString: ROOT_SECRET } });
+    await withEnvironment({ AWS_ENDPOINT_URL_SECRETS_MANAGER: specific.endpoint, AWS_ENDPOINT_URL: general.endpoint }, () => signedSecretsManagerSource(cfg).rootSecret());
+    expect(specific.received).toHaveLength(1);
+    expect(specific.received[0]!.headers.authorization).toContain('Credential=ASIAEXECUTIONROLE/');
+    await withEnvironment({ AWS_ENDPOINT_URL: general.endpoint }, () => signedSecretsManagerSource(cfg).rootSecret());
+    expect(general.received).toHaveLength(1);
+  });
+
+  it('reads the token standing at AWS_ENDPOINT_URL_DYNAMODB, unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS', async () => {
+    const table = await standIn({ status: 200, body: { Item: { tokenVersion: { N: '0' } } } });
+    const standing = await withEnvironment({ AWS_ENDPOINT_URL_DYNAMODB: table.endpoint }, () => tokenStandingLookup(cfg)({ userId: 7, tokenVersion: 0 }));
+    expect(standing).toBe(true);
+    expect(table.received).toHaveLength(1);
+    expect(table.received[0]!.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+    expect(configuredEndpoint({ endpointId: 'DYNAMODB' }, { AWS_ENDPOINT_URL_DYNAMODB: table.endpoint, AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' })).toBeUndefined();
   });
 });
