@@ -551,6 +551,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -590,8 +591,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -602,7 +603,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -648,8 +649,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -660,7 +661,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -706,8 +707,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -718,7 +719,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -764,8 +765,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -776,7 +777,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -822,8 +823,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -834,7 +835,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -880,8 +881,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -892,7 +893,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -935,6 +936,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

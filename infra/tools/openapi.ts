@@ -372,8 +372,11 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
   }
 
   const errorNames = new Set<string>();
-  if (definition.body) ['INVALID_JSON', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE'].forEach((name) => errorNames.add(name));
-  if (definition.query || definition.params || idempotent) errorNames.add('VALIDATION_FAILED');
+  // Every operation refuses a body over the limit (413), and one that takes no body refuses any
+  // body (400 VALIDATION_FAILED, shared/http/middlewares/json-body.ts noBody).
+  errorNames.add('VALIDATION_FAILED');
+  if (definition.body) errorNames.add('INVALID_JSON');
+  errorNames.add('PAYLOAD_TOO_LARGE');
   if (route.auth === 'bearer') errorNames.add('UNAUTHORIZED');
   if (route.auth === 'iam') errorNames.add('FORBIDDEN');
   if (idempotent) errorNames.add('IDEMPOTENCY_KEY_REUSED');
@@ -443,7 +446,8 @@ function introduction(): string {
     '',
     '**Authentication.** Operations with a lock need `Authorization: Bearer <token>`. Get a token from `POST /verify-code/verify` (a code sent by `POST /verify-code/send`) or `POST /auth/login`.',
     '',
-    '**Requests and answers.** Bodies are JSON with `Content-Type: application/json`. Timestamps are ISO 8601 UTC at second precision (`2026-01-29T10:30:00Z`); ids are positive integers. ' +
+    `**Requests and answers.** Bodies are JSON with \`Content-Type: application/json\`; an operation that declares no request body refuses one (400 \`VALIDATION_FAILED\`), and every operation refuses a body over ${MAX_BODY_BYTES / 1024 / 1024} MB (413 \`PAYLOAD_TOO_LARGE\`). ` +
+      'Timestamps are ISO 8601 UTC at second precision (`2026-01-29T10:30:00Z`); ids are positive integers. ' +
       'The request schemas state every rule the service checks that JSON Schema can state; the few it cannot are named in the operation\'s description. ' +
       'Text is well-formed Unicode (a lone surrogate such as a `\\ud800` escape is refused) and lengths count characters (code points), as JSON Schema counts them. ' +
       `Lists are plain arrays, newest first, paginated with \`?limit=\` (1 to ${MAX_PAGE_SIZE}, default ${DEFAULT_PAGE_SIZE}) and \`?cursor=\`: more items exist while a response carries \`X-Next-Cursor\` (and \`Link: <...>; rel="next"\`). ` +

@@ -16,7 +16,7 @@ import { caller } from './middlewares/caller';
 import { errorMapping } from './middlewares/error-mapping';
 import type { Idempotency } from './middlewares/idempotency';
 import type { Caller, EndpointMiddleware, Invocation } from './middlewares/invocation';
-import { jsonBody } from './middlewares/json-body';
+import { jsonBody, noBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
 import { response } from './middlewares/response';
 import { validation } from './middlewares/validation';
@@ -174,7 +174,7 @@ export function endpoint<
     handler
       .use(errorMapping(app, name))
       .use(response({ config: app.config, etag: definition.etag === true }));
-    if (definition.body) handler.use(jsonBody({ optional: definition.bodyOptional }));
+    handler.use(definition.body ? jsonBody({ optional: definition.bodyOptional }) : noBody());
     handler.use(validation(definition as RequestSchemas)).use(caller({ bearer: route.auth === 'bearer', clock: app.clock }));
     if (definition.idempotency) handler.use(definition.idempotency(app));
     return handler as unknown as LambdaHandler;

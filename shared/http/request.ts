@@ -16,7 +16,8 @@ export const MAX_BODY_BYTES = 1.5 * 1024 * 1024;
 /** The refusal of a body over MAX_BODY_BYTES, here and where the local server stops reading one. */
 export const bodyTooLarge = () => new PayloadTooLargeError(`The request body is larger than ${MAX_BODY_BYTES} bytes.`);
 
-export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
+/** The body as text, refused with 413 past MAX_BODY_BYTES: every operation's, whether or not it takes one. */
+export function boundedBody(event: APIGatewayProxyEvent): string {
   const raw = event.body ?? '';
   // Measured before decoding: base64 only makes a body longer, never shorter than its content.
   if (raw.length > (event.isBase64Encoded ? Math.ceil((MAX_BODY_BYTES * 4) / 3) : MAX_BODY_BYTES)) {
@@ -26,6 +27,11 @@ export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
     throw bodyTooLarge();
   }
+  return text;
+}
+
+export function parseJsonBody(event: APIGatewayProxyEvent): unknown {
+  const text = boundedBody(event);
   const mediaType = headerValue(event.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json' && !mediaType?.endsWith('+json')) {
     throw new InvalidJsonError('The request body must be JSON, sent with Content-Type: application/json.');

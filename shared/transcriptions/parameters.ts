@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { boundedIntegerParameter } from '../api/integer-parameter';
 import { languageTagSchema } from '../fields';
-import { searchQueryProblem } from './search';
+import { SEARCH_QUERY_MAX_LENGTH, searchQueryProblem } from './search';
 
 /** Ids are positive integers below 2^53; anything else names no record. */
 export const transcriptionPathParams = z.object({
@@ -41,12 +41,16 @@ const calendarDate = (description: string) =>
 export const recordFilterFields = {
   q: z.optional(
     z.string().check(
+      // Stated in the parameter's schema (`pattern`, and the lengths below), so a client built from the document refuses a blank search first.
+      z.regex(/\S/, { message: 'must not be blank', abort: true }),
       z.refine((q) => searchQueryProblem(q) === undefined, { abort: true, error: (issue) => searchQueryProblem(String(issue.input)) ?? 'is not a search' }),
       z.meta({
+        minLength: 1,
+        maxLength: SEARCH_QUERY_MAX_LENGTH,
         description:
-          'Search: 1 to 100 characters after trimming. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds `match` to each record',
+          `Search: 1 to ${SEARCH_QUERY_MAX_LENGTH} characters, not only white space. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds \`match\` to each record`,
         examples: ['dose', '会议', '"three pm" meeting'],
-        beyondSchema: '`q` must hold 1 to 100 characters after trimming, with its double quotes balanced',
+        beyondSchema: '`q` must have its double quotes balanced and hold a word, not only quotes',
       }),
     ),
   ),

@@ -33,11 +33,18 @@ export interface SearchQuery {
 /** Double quotes as keyboards type them: ASCII, and the curly ones phones substitute. */
 const QUOTES = /["\u201c\u201d\u201e\u201f]/g;
 
-/** Why a `q` cannot be searched for; undefined when it can. Checked by the request schema. */
+/** The most characters (code points) of a `q`, white space included. */
+export const SEARCH_QUERY_MAX_LENGTH = 100;
+
+/**
+ * Why a `q` cannot be searched for; undefined when it can. Checked by the request schema, whose
+ * parameter states the length (code points, as written) and that it is not blank.
+ */
 export function searchQueryProblem(q: string): string | undefined {
+  const length = [...q].length;
+  if (length < 1 || length > SEARCH_QUERY_MAX_LENGTH) return `must be 1 to ${SEARCH_QUERY_MAX_LENGTH} characters`;
   const trimmed = q.trim();
-  const length = [...trimmed].length;
-  if (length < 1 || length > 100) return 'must be 1 to 100 characters';
+  if (trimmed === '') return 'must not be blank';
   if ((foldForSearch(trimmed).match(QUOTES)?.length ?? 0) % 2 === 1) return 'has an unbalanced double quote';
   if (parseSearchQuery(trimmed).terms.length === 0) return 'must contain a word';
   return undefined;

@@ -124,6 +124,30 @@ describe('the served document', () => {
   });
 });
 
+describe('every operation', () => {
+  /** A path of the operation: each parameter an example of its schema, or a plain value a route matches. */
+  const examplePath = (template: string, operation: Record<string, any>) =>
+    `/api${template.replace(/\{(\w+)\}/g, (_match, name: string) => {
+      const parameter = (operation.parameters ?? []).find((candidate: { name?: string }) => candidate.name === name);
+      return encodeURIComponent(String(parameter?.schema?.examples?.[0] ?? parameter?.example ?? '1'));
+    })}`;
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([template, item]) => Object.entries<Record<string, any>>(item as Record<string, any>).map(([method, operation]) => ({ method: method.toUpperCase(), template, operation })));
+
+  it('413 for a body over the limit, those that take no body included; 400 for any body sent to one that takes none', async () => {
+    for (const { method, template, operation } of operations()) {
+      const path = examplePath(template, operation);
+      const token = operation.security.length > 0 ? alice.token : undefined;
+      expect((await call(method, path, tooLarge(token))).status, `${method} ${template}`).toBe(413);
+      if (!operation.requestBody) {
+        const refused = await call(method, path, { body: {}, ...(token ? { token } : {}) });
+        expect(refused.status, `${method} ${template}`).toBe(400);
+        expect(refused.body.details).toEqual([{ path: 'body', message: 'this operation takes no body' }]);
+      }
+    }
+  });
+});
+
 describe('sign-in operations', () => {
   it('send: 200, 400 (not JSON, invalid, cooldown), 413, 503 when delivery fails', async () => {
     const target = uniqueEmail('send');

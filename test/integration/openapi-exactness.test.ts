@@ -10,7 +10,7 @@ import { TIME_ZONE_NAME } from '../../shared/time-zones';
 import { SchemaSampler } from '../support/json-schema-arbitrary';
 import type { JsonSchema, Override } from '../support/json-schema-arbitrary';
 import { signIn, startLocalApi, uniqueEmail } from '../support/local-api';
-import type { ApiResponse, LocalApi } from '../support/local-api';
+import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
 import { atPointer, documentAjv, pointerSegment } from '../support/openapi-ajv';
 
 /**
@@ -346,4 +346,86 @@ describe('issue 28: requests the document allowed and the service refused', () =
   it('a blank product model', async () => {
     await refusedByBoth('POST /devices', { sn: 'CG2-EXACT-1', mac: '3C:71:BF:4A:92:1E', productModel: ' ' }, 'body.productModel');
   });
+});
+
+/**
+ * The other way round (issue 46): what the server enforces, the document states. Every answer of
+ * the shared wrapper (shared/http/endpoint.ts) that a request can provoke is among its
+ * operation's responses, with its `error`: a body over the limit on every operation, a body sent
+ * to one that declares none, a body that is not JSON, a missing token. And every rule the server
+ * applies to a parameter is in the parameter's schema: a value the server refuses as invalid for
+ * that parameter (`details` naming it) is one the document refuses too.
+ */
+describe('what the server enforces, the document states', () => {
+  /** A request the document allows, to change one thing of. */
+  const baseRequest = (operation: Operation): DrawnRequest => {
+    const request = fc.sample(requests(operation), { numRuns: 50, seed: 46 }).find((drawn) => documentAllows(operation, drawn));
+    if (!request) throw new Error(`${operation.key}: no request the document allows was drawn`);
+    return request;
+  };
+
+  /** The operation's path with parameters of its schemas: the wrapper answers before anything reads them. */
+  const somePath = (operation: Operation): string => {
+    const values = Object.fromEntries(
+      operation.parameters
+        .filter((parameter) => parameter.in === 'path')
+        .map((parameter) => [parameter.name, parameter.schema.examples?.[0] ?? fc.sample(sampler.arbitrary(parameter.schema, parameter.name), { numRuns: 1, seed: 46 })[0]]),
+    );
+    return `/api${operation.template.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(String(values[name])))}`;
+  };
+
+  /** The answer is one the operation lists: its status, and a body of that status's schema (the `error` among its names). */
+  function documented(operation: Operation, response: ApiResponse, what: string) {
+    const described = `${operation.key} ${what}: ${response.status} ${JSON.stringify(response.body)?.slice(0, 300)}`;
+    const listed = atPointer(committed, operation.pointer).responses[String(response.status)];
+    expect(listed, `${described}: the status is not in the operation`).toBeDefined();
+    const pointer = listed.$ref ? `${listed.$ref as string}/content/application~1json/schema` : `${operation.pointer}/responses/${response.status}/content/application~1json/schema`;
+    expect(validates(pointer, response.body), `${described}: not the documented body (its error not listed?)`).toBe(true);
+  }
+
+  it.each(allOperations.map((operation) => [operation.key, operation] as const))('%s: the wrapper’s answers', async (_key, operation) => {
+    const path = somePath(operation);
+    const token = await caller(operation);
+    const as = (options: RequestOptions) => api.request(operation.method, path, { ...options, ...(token ? { token } : {}) });
+    const oversized = await as({ body: { text: 'x'.repeat(1_600_000) } });
+    expect(oversized.status).toBe(413);
+    documented(operation, oversized, 'a body over 1.5 MB');
+    if (operation.body) {
+      const notJson = await as({ rawBody: 'text=1', headers: { 'content-type': 'application/json' } });
+      expect(notJson.body.error).toBe('INVALID_JSON');
+      documented(operation, notJson, 'a body that is not JSON');
+    } else {
+      // The server gives a body only to an operation that declares one: any other is refused, not ignored.
+      const unread = await as({ body: {} });
+      expect(unread.status).toBe(400);
+      expect(unread.body.details).toEqual([{ path: 'body', message: 'this operation takes no body' }]);
+      documented(operation, unread, 'a body it does not take');
+    }
+    if (operation.bearer) {
+      const anonymous = await api.request(operation.method, path);
+      expect(anonymous.status).toBe(401);
+      documented(operation, anonymous, 'without a token');
+    }
+  }, 60_000);
+
+  /** Values a parameter's rules may refuse: blank ones, lengths, numbers out of range, words. */
+  const PROBES = ['', ' ', '  ', '\t', '\u3000', 'a', 'a b', ' a ', 'x'.repeat(64), 'x'.repeat(65), 'x'.repeat(100), 'x'.repeat(101), `${'x'.repeat(100)} `, ...BREAKING_PARAMETERS];
+  /** What a header can carry as sent: visible ASCII (HTTP trims the white space around a value). */
+  const HEADER_PROBES = PROBES.filter((value) => /^[\x21-\x7e]*$/.test(value));
+
+  const probed = operations.filter((operation) => operation.parameters.some((parameter) => parameter.name !== 'cursor'));
+  it.each(probed.map((operation) => [operation.key, operation] as const))('%s: a parameter value the server refuses, the document refuses', async (_key, operation) => {
+    const request = baseRequest(operation);
+    const undocumented: string[] = [];
+    // A cursor's rule is beyond any schema: only a cursor the list gave is one (named in the description).
+    for (const parameter of operation.parameters.filter((candidate) => candidate.name !== 'cursor')) {
+      for (const value of parameter.in === 'header' ? HEADER_PROBES : PROBES) {
+        const probe = mutated(request, { where: parameter.in, name: parameter.name, value });
+        const response = await send(operation, probe);
+        const named = response.status === 400 && (response.body.details ?? []).some((detail: { path: string }) => detail.path === `${parameter.in}.${parameter.name}`);
+        if (named && documentAllows(operation, probe)) undocumented.push(`${parameter.in} ${parameter.name}=${JSON.stringify(value)}: ${JSON.stringify(response.body.details)}`);
+      }
+    }
+    expect(undocumented, 'refused by the server, allowed by the parameter\'s schema').toEqual([]);
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, inject } from 'vitest';
@@ -145,6 +146,8 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
         headers['content-type'] ??= 'application/json';
       }
       if (options.token) headers.authorization = `Bearer ${options.token}`;
+      // fetch sends no body with GET; HTTP allows one, and the server refuses it (a client may send one).
+      if (body !== undefined && method === 'GET') return withBodyOverHttp<T>(method, `${server.url}${path}`, headers, body);
       const response = await fetch(`${server.url}${path}`, { method, headers, body });
       const text = await response.text();
       return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as T) : (undefined as T) };
@@ -199,3 +202,23 @@ let counter = 0;
 export const uniqueEmail = (label = 'user') => `${label}-${Date.now().toString(36)}-${counter++}@example.com`;
 /** A fresh valid mobile number per call (China mobile range). */
 export const uniquePhone = () => `+86138${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+
+/** A request with a body that fetch will not send (a GET's), over node:http. */
+export function withBodyOverHttp<T = any>(method: string, url: string, headers: Record<string, string>, body: string): Promise<ApiResponse<T>> {
+  return new Promise((resolve, reject) => {
+    const sent = httpRequest(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, body: text ? (JSON.parse(text) as T) : (undefined as T) });
+      });
+      response.on('error', reject);
+    });
+    // The server may answer (413) before it has read the whole body.
+    sent.on('error', reject);
+    sent.end(body);
+  });
+}

@@ -31,7 +31,7 @@ describe('the root secret of a context', () => {
         return { same: first === second };
       },
     }).withContext(app);
-    const event = { body: '{}', headers: { 'content-type': 'application/json' }, requestContext: { requestId: 'r' } } as unknown as APIGatewayProxyEvent;
+    const event = { body: null, headers: {}, requestContext: { requestId: 'r' } } as unknown as APIGatewayProxyEvent;
     const context = { awsRequestId: 'r' } as Context;
 
     for (let request = 0; request < 3; request++) {

@@ -38,6 +38,8 @@ describe('reading a query', () => {
   it.each([
     ['', 'must be 1 to 100 characters'],
     ['a'.repeat(101), 'must be 1 to 100 characters'],
+    [` ${'a'.repeat(100)}`, 'must be 1 to 100 characters'],
+    ['  \u3000', 'must not be blank'],
     ['"open', 'has an unbalanced double quote'],
     ['""', 'must contain a word'],
   ])('refuses %j', (q, problem) => {

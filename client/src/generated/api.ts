@@ -670,7 +670,7 @@ export interface paths {
          * List or search your transcription records
          * @description Newest first, full records. With `q`, `language`, `from` or `to`, each request reads a bounded batch of older records (at most 200, at most 1 MB) and answers those that match: a page may hold fewer than `limit` records, even none, while more exist further back; follow `X-Next-Cursor` (or the `Link`) until there is none. A cursor only continues the search (or filters) that gave it.
          *
-         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `from` and `to` must be days of the calendar (not 2026-02-30), and `from` not after `to`; `q` must hold 1 to 100 characters after trimming, with its double quotes balanced; `cursor` must be an `X-Next-Cursor` this list gave this account.
+         *     Checked beyond the schema (400 `VALIDATION_FAILED`): `from` and `to` must be days of the calendar (not 2026-02-30), and `from` not after `to`; `q` must have its double quotes balanced and hold a word, not only quotes; `cursor` must be an `X-Next-Cursor` this list gave this account.
          */
         get: operations["transcriptionsList"];
         put?: never;
@@ -1704,24 +1704,6 @@ export interface components {
             };
         };
         /**
-         * @description Bad request.
-         *
-         *     - `PASSKEY_LIMIT_REACHED`: the account has 10 passkeys, the most it may have: remove one first
-         */
-        PasskeyLimitReached: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"] & {
-                    /** @enum {unknown} */
-                    code?: 1;
-                    /** @enum {unknown} */
-                    error?: "PASSKEY_LIMIT_REACHED";
-                };
-            };
-        };
-        /**
          * @description Payload too large.
          *
          *     - `PAYLOAD_TOO_LARGE`: the body is larger than 1.5 MB
@@ -1956,6 +1938,8 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1983,6 +1967,8 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
         };
@@ -2038,8 +2024,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `CODE_COOLDOWN`: a code was sent to this target less than 60 seconds ago (`Retry-After`)
              *     - `CODE_DAILY_LIMIT`: the daily number of codes for this target is reached (`Retry-After`)
              */
@@ -2053,7 +2039,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "CODE_COOLDOWN" | "CODE_DAILY_LIMIT";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "CODE_COOLDOWN" | "CODE_DAILY_LIMIT";
                     };
                 };
             };
@@ -2142,8 +2128,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `CODE_INVALID`: the code is wrong, expired or already used (or was not sent to this target)
              *     - `CODE_ATTEMPTS_EXCEEDED`: five wrong tries: the code is void; request a new one
              */
@@ -2156,7 +2142,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED";
                     };
                 };
             };
@@ -2209,8 +2195,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `INVALID_CREDENTIALS`: wrong e-mail/phone or password (the same answer for unknown accounts)
              *     - `LOGIN_LOCKED`: too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works
              */
@@ -2224,7 +2210,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "INVALID_CREDENTIALS" | "LOGIN_LOCKED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_CREDENTIALS" | "LOGIN_LOCKED";
                     };
                 };
             };
@@ -2281,8 +2267,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `CODE_INVALID`: the code is wrong, expired or already used (or was not sent to this target)
              *     - `CODE_ATTEMPTS_EXCEEDED`: five wrong tries: the code is void; request a new one
              *     - `ACCOUNT_EXISTS`: an account with this e-mail or phone exists
@@ -2296,7 +2282,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED" | "ACCOUNT_EXISTS";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED" | "ACCOUNT_EXISTS";
                     };
                 };
             };
@@ -2347,8 +2333,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `CODE_INVALID`: the code is wrong, expired or already used (or was not sent to this target)
              *     - `CODE_ATTEMPTS_EXCEEDED`: five wrong tries: the code is void; request a new one
              */
@@ -2361,7 +2347,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED";
                     };
                 };
             };
@@ -2400,8 +2386,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -2412,7 +2398,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -2471,8 +2457,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -2483,7 +2469,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -2512,7 +2498,9 @@ export interface operations {
                     "application/json": components["schemas"]["ActiveSession"][];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2536,7 +2524,9 @@ export interface operations {
                     "application/json": components["schemas"]["EndedSessions"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2566,6 +2556,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2589,8 +2580,27 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeyCreationOptions"];
                 };
             };
-            400: components["responses"]["PasskeyLimitReached"];
+            /**
+             * @description Bad request.
+             *
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `PASSKEY_LIMIT_REACHED`: the account has 10 passkeys, the most it may have: remove one first
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 1 | 400;
+                        /** @enum {unknown} */
+                        error?: "VALIDATION_FAILED" | "PASSKEY_LIMIT_REACHED";
+                    };
+                };
+            };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2614,7 +2624,9 @@ export interface operations {
                     "application/json": components["schemas"]["Passkey"][];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2677,8 +2689,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `PASSKEY_LIMIT_REACHED`: the account has 10 passkeys, the most it may have: remove one first
              */
             400: {
@@ -2690,7 +2702,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "PASSKEY_LIMIT_REACHED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "PASSKEY_LIMIT_REACHED";
                     };
                 };
             };
@@ -2744,6 +2756,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["LastSignInMethod"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2783,8 +2796,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -2795,7 +2808,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -2825,6 +2838,8 @@ export interface operations {
                     "application/json": components["schemas"]["PasskeyRequestOptions"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2885,8 +2900,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -2897,7 +2912,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -2927,6 +2942,8 @@ export interface operations {
                     "application/json": components["schemas"]["SocialNonce"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2974,8 +2991,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -2986,7 +3003,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -3054,8 +3071,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -3066,7 +3083,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -3134,8 +3151,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -3146,7 +3163,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -3206,8 +3223,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -3218,7 +3235,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -3267,7 +3284,9 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3291,7 +3310,9 @@ export interface operations {
                     "application/json": components["schemas"]["Success"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3325,8 +3346,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -3337,7 +3358,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -3371,6 +3392,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3394,7 +3416,9 @@ export interface operations {
                     "application/json": components["schemas"]["UserSummary"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3436,8 +3460,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `CODE_INVALID`: the code is wrong, expired or already used (or was not sent to this target)
              *     - `CODE_ATTEMPTS_EXCEEDED`: five wrong tries: the code is void; request a new one
              *     - `ACCOUNT_EXISTS`: an account with this e-mail or phone exists
@@ -3451,7 +3475,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED" | "ACCOUNT_EXISTS";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED" | "ACCOUNT_EXISTS";
                     };
                 };
             };
@@ -3498,8 +3522,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `CODE_INVALID`: the code is wrong, expired or already used (or was not sent to this target)
              *     - `CODE_ATTEMPTS_EXCEEDED`: five wrong tries: the code is void; request a new one
              *     - `ACCOUNT_EXISTS`: an account with this e-mail or phone exists
@@ -3513,7 +3537,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED" | "ACCOUNT_EXISTS";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "CODE_INVALID" | "CODE_ATTEMPTS_EXCEEDED" | "ACCOUNT_EXISTS";
                     };
                 };
             };
@@ -3557,8 +3581,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `INVALID_CREDENTIALS`: wrong e-mail/phone or password (the same answer for unknown accounts)
              *     - `LOGIN_LOCKED`: too many failed password logins: password login is locked for a while (`Retry-After`); code sign-in still works
              */
@@ -3572,7 +3596,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "INVALID_CREDENTIALS" | "LOGIN_LOCKED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_CREDENTIALS" | "LOGIN_LOCKED";
                     };
                 };
             };
@@ -3601,7 +3625,9 @@ export interface operations {
                     "application/json": components["schemas"]["LinkedIdentity"][];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3656,8 +3682,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -3668,7 +3694,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -3761,6 +3787,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["LastSignInMethod"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3793,6 +3820,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3836,8 +3864,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `DEVICE_BOUND_ELSEWHERE`: the device is bound to another account
              */
             400: {
@@ -3849,7 +3877,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 1 | 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED" | "DEVICE_BOUND_ELSEWHERE";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "DEVICE_BOUND_ELSEWHERE";
                     };
                 };
             };
@@ -3884,6 +3912,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3913,6 +3942,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3925,7 +3955,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `X-Next-Cursor` of the previous page; only valid for the list and account it came from */
                 cursor?: string;
-                /** @description Search: 1 to 100 characters after trimming. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds `match` to each record */
+                /** @description Search: 1 to 100 characters, not only white space. Every word (separated by spaces) must occur in the title or the text, as a substring; a part in double quotes must occur as written. Ignores case, full-width and half-width forms (NFKC) and accents; Chinese and Japanese match as substrings. Adds `match` to each record */
                 q?: string;
                 /** @description Only records in this language */
                 language?: string;
@@ -3953,6 +3983,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4016,8 +4047,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -4028,7 +4059,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -4065,6 +4096,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4096,6 +4128,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             410: components["responses"]["CursorExpired"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4126,6 +4159,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4163,6 +4197,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             410: components["responses"]["RecordDeleted"];
             412: components["responses"]["RecordChanged"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4222,8 +4257,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -4234,7 +4269,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -4266,7 +4301,9 @@ export interface operations {
                     "application/json": components["schemas"]["RealtimeTicket"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4299,6 +4336,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4342,8 +4380,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -4354,7 +4392,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -4467,8 +4505,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -4479,7 +4517,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -4595,8 +4633,8 @@ export interface operations {
             /**
              * @description Bad request.
              *
-             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
              */
             400: {
                 headers: {
@@ -4607,7 +4645,7 @@ export interface operations {
                         /** @enum {unknown} */
                         code?: 400;
                         /** @enum {unknown} */
-                        error?: "INVALID_JSON" | "VALIDATION_FAILED";
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
                     };
                 };
             };
@@ -4646,6 +4684,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4678,6 +4717,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4710,6 +4750,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4733,7 +4774,9 @@ export interface operations {
                     "application/json": components["schemas"]["BehaviorStats"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
