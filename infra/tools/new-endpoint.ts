@@ -79,13 +79,19 @@ const VERB: Record<string, string> = { POST: 'create', PUT: 'put', PATCH: 'updat
 export function planOf(argv: readonly string[]): Plan {
   const option = (name: string) => optionIn(argv, name);
   const flag = (name: string) => argv.includes(name);
-  const id = argv.find((arg) => /^(GET|POST|PUT|PATCH|DELETE) \/api\//.test(arg));
-  if (!id) throw new Error("give the route as 'METHOD /api/path', e.g. 'GET /api/devices/{sn}'");
+  const id = argv.find((arg) => /^(GET|POST|PUT|PATCH|DELETE) \/(api|admin)\//.test(arg));
+  if (!id) throw new Error("give the route as 'METHOD /api/path', e.g. 'GET /api/devices/{sn}' (or 'METHOD /admin/path' --auth iam)");
   const [method, path] = id.split(' ') as [string, string];
   if (routes.some((route) => `${route.method} ${route.path}` === id)) throw new Error(`${id} is in shared/routes.ts already`);
   const params = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-  const auth = option('--auth') ?? (option('--template') === 'public' ? 'none' : 'bearer');
-  const template = (option('--template') ?? (auth === 'none' ? 'public' : method === 'GET' ? (params.length > 0 ? 'read' : 'list') : 'write')) as Template;
+  const isAdminPath = path.startsWith('/admin/');
+  const auth = option('--auth') ?? (isAdminPath ? 'iam' : option('--template') === 'public' ? 'none' : 'bearer');
+  // The support team's API (issue 37): /admin paths and IAM signatures go together (shared/routes.ts ADMIN_PATH_PREFIX).
+  if (isAdminPath !== (auth === 'iam')) throw new Error(`${id}: /admin routes, and only they, are --auth iam`);
+  if (auth === 'iam' && !['GET', 'POST', 'DELETE'].includes(method)) throw new Error(`${id}: the admin API (and its CLI's client) takes GET, POST and DELETE`);
+  // An admin read is one answer (support looks one thing up), a list only with its own paging: --template list is for /api.
+  const template = (option('--template') ?? (auth === 'none' ? 'public' : method === 'GET' ? (params.length > 0 || auth === 'iam' ? 'read' : 'list') : 'write')) as Template;
+  if (auth === 'iam' && !['read', 'write'].includes(template)) throw new Error(`${id}: an /admin route is --template read or write`);
   if (!['read', 'write', 'list', 'public'].includes(template)) throw new Error(`--template ${template}: read, write, list or public`);
   const table = (option('--table') ?? (template === 'write' ? 'read-write' : 'read')) as Plan['table'];
   const defaultActions: Record<Template, TableAction[]> = {
@@ -96,10 +102,13 @@ export function planOf(argv: readonly string[]): Plan {
   };
   // A delete removes its item, conditioned on the account (ConditionCheckItem in the same transaction).
   const fallback = method === 'DELETE' ? ['DeleteItem', 'ConditionCheckItem'] : defaultActions[template];
-  const actions = table === 'none' ? [] : (list(option('--actions')) ?? fallback);
+  const given = table === 'none' ? [] : (list(option('--actions')) ?? fallback);
+  // Every admin request writes its audit entry (a PutItem) whatever it does itself.
+  const actions = auth === 'iam' && !given.includes('PutItem') ? [...given, 'PutItem'] : given;
   const response = option('--response') ?? (template === 'list' ? '' : 'successSchema');
   if (!response) throw new Error('a list needs --response, the list schema it answers (e.g. deviceListSchema)');
-  const segments = path.replace(/^\/api\//, '').split('/');
+  // An /admin route's handler is in functions/admin/, named by the whole path: /admin/users/{userId}/notes -> create-users-notes.
+  const segments = isAdminPath ? ['admin', ...path.replace(/^\/admin\//, '').split('/')] : path.replace(/^\/api\//, '').split('/');
   const area = segments[0]!;
   const rest = segments.slice(1).filter((segment) => !segment.startsWith('{'));
   const verb = template === 'list' ? 'list' : method === 'GET' ? 'get' : VERB[method]!;
@@ -113,7 +122,7 @@ export function planOf(argv: readonly string[]): Plan {
     params,
     template,
     auth,
-    table,
+    table: auth === 'iam' ? 'read-write' : table,
     actions,
     indexes: list(option('--indexes')) ?? [],
     response,
@@ -134,6 +143,12 @@ const EXAMPLE_VALUE = 'A1';
 const examplePath = (plan: Plan) => quote(plan.path.replace(/\{\w+\}/g, EXAMPLE_VALUE));
 
 export function routeLine(plan: Plan): string {
+  if (plan.auth === 'iam') {
+    // shared/routes.ts's `admin(support, actions, indexes)`: IAM-signed, the admin throttle, its support policy, read-write (the audit entry).
+    const support = plan.method === 'GET' ? 'read' : plan.method === 'DELETE' ? 'delete' : 'write';
+    const indexes = plan.indexes.length > 0 ? `, [${plan.indexes.map(quote).join(', ')}]` : '';
+    return `  route(${quote(plan.method)}, ${quote(plan.path)}, ${quote(plan.handler)}, admin(${quote(support)}, [${plan.actions.map(quote).join(', ')}]${indexes})),\n`;
+  }
   const needs: string[] = [];
   if (plan.auth !== 'bearer') needs.push(`auth: ${quote(plan.auth)}`);
   if (plan.needs.strict) needs.push("throttle: 'strict'");
@@ -154,11 +169,13 @@ export function withRoute(source: string, plan: Plan): string {
   const start = lines.findIndex((line) => line.startsWith('export const routes = ['));
   const end = lines.findIndex((line, at) => at > start && line.startsWith('] as const'));
   if (start < 0 || end < 0) throw new Error('shared/routes.ts: no `export const routes = [ ... ] as const` found');
-  const area = `/api/${plan.path.replace(/^\/api\//, '').split('/')[0]}`;
+  const admin = plan.path.startsWith('/admin/');
+  const area = admin ? `/admin/${plan.path.replace(/^\/admin\//, '').split('/')[0]}` : `/api/${plan.path.replace(/^\/api\//, '').split('/')[0]}`;
   let insertAt = end;
   for (let at = start + 1; at < end; at++) {
     const match = /^ {2}route\('\w+', '([^']+)'/.exec(lines[at]!);
-    if (!match || !(match[1] === area || match[1]!.startsWith(`${area}/`))) continue;
+    // An /admin route of a new area goes after the other /admin routes.
+    if (!match || !(match[1] === area || match[1]!.startsWith(`${area}/`) || (admin && match[1]!.startsWith('/admin/') && !lines.slice(start, end).some((line) => line.includes(`'${area}/`) || line.includes(`'${area}'`))))) continue;
     // The end of this route( ... ) call: where its parentheses balance.
     let depth = 0;
     for (let line = at; line < end; line++) {
@@ -198,7 +215,9 @@ export const handler = listEndpoint(${quote(plan.id)}, {
 });
 `;
   }
-  const imports = [`import { endpoint } from ${shared('shared/http/endpoint.ts')};`];
+  const iam = plan.auth === 'iam';
+  const wrapper = iam ? 'adminEndpoint' : 'endpoint';
+  const imports = [iam ? `import { adminEndpoint } from ${shared('shared/http/admin-endpoint.ts')};` : `import { endpoint } from ${shared('shared/http/endpoint.ts')};`];
   const fields: string[] = [];
   if (plan.params.length > 0) {
     imports.unshift("import * as z from 'zod/mini';");
@@ -206,20 +225,26 @@ export const handler = listEndpoint(${quote(plan.id)}, {
     fields.push(`  // ${MARKER}: the parameters' real schema, shared with the routes that take the same ids (e.g. shared/devices/parameters.ts).`);
     fields.push(`  params: z.object({ ${plan.params.map((name) => `${name}: ${schema}`).join(', ')} }),`);
   }
-  if (plan.template === 'write' && plan.method !== 'DELETE') {
+  if (iam && plan.template === 'write') {
+    // Every change of the admin API takes {reason} (docs/support.md), its DELETEs included.
+    imports.push(`import { adminReasonBody } from ${shared('shared/admin/schemas.ts')};`);
+    fields.push(`  // ${MARKER}: {reason} (adminReasonBody), extended with what else the change takes.`);
+    fields.push('  body: adminReasonBody,');
+  } else if (plan.template === 'write' && plan.method !== 'DELETE') {
     if (!imports[0]!.includes('zod')) imports.unshift("import * as z from 'zod/mini';");
     fields.push(`  // ${MARKER}: the body's schema (a schemas.ts of shared/<area>/ if another route shares it).`);
     fields.push('  body: z.object({}),');
   }
-  const input = ['caller', ...(plan.params.length > 0 ? ['params'] : []), ...(fields.some((line) => line.startsWith('  body')) ? ['body'] : [])];
-  const readNote =
-    plan.template === 'write'
+  const input = [...(iam ? [] : ['caller']), ...(plan.params.length > 0 ? ['params'] : []), ...(fields.some((line) => line.startsWith('  body')) ? ['body'] : [])];
+  const readNote = iam
+    ? 'shared/admin/admin-service.ts: the audit entry is written by the wrapper'
+    : plan.template === 'write'
       ? 'every write conditioned on the account being current (accountIsCurrent, shared/db/account-guard.ts)'
       : 'the read inside readForAccount (shared/db/account-guard.ts), so a deleted account gets 401';
   return `${imports.join('\n')}
 
 /** ${MARKER}: what it answers; what answers 404. */
-export const handler = endpoint(${quote(plan.id)}, {
+export const handler = ${wrapper}(${quote(plan.id)}, {
 ${fields.join('\n')}${fields.length > 0 ? '\n' : ''}  response: ${quote(plan.response)},
   ${docs},
   // ${MARKER}: call one function of a service in shared/<area>/ (${readNote}).
@@ -238,26 +263,35 @@ export function testSource(plan: Plan): string {
   const isUser = auth?.callerIsUser ?? false;
   const hasItem = plan.params.length > 0;
   const paramType = `{ ${plan.params.map((name) => `${name}: string`).join('; ')} }`;
-  const body = plan.template === 'write' && plan.method !== 'DELETE' ? `, body: {} /* ${MARKER}: a valid body */` : '';
+  const iam = plan.auth === 'iam';
+  const body = iam
+    ? plan.template === 'write'
+      ? ', body: { reason: REASON }'
+      : ''
+    : plan.template === 'write' && plan.method !== 'DELETE'
+      ? `, body: {} /* ${MARKER}: a valid body */`
+      : '';
   const token = (who: string) => (plan.auth === 'none' ? '' : `, token: ${who}.token`);
   const opts = (who: string, extra = body) => (plan.auth === 'none' && !extra ? '' : `, { ${`${token(who)}${extra}`.replace(/^, /, '')} }`);
+  /** A request of the route: signed as the support CLI signs (an iam route), else with `who`'s token. */
+  const request = (path: string, who: string) => (iam ? `admin.call({ method: ${quote(plan.method)}, path: ${path}${body} })` : `api.request(${quote(plan.method)}, ${path}${opts(who)})`);
   const cases: string[] = [];
-  cases.push(`  it(${quote(hasItem ? "answers 200 for the caller's own" : 'answers 200')}, async () => {
-    ${hasItem ? 'const item = await itemOf(owner);\n    ' : ''}const response = await api.request(${quote(plan.method)}, ${hasItem ? requestPath(plan, 'item') : quote(plan.path)}${opts('owner')});
+  cases.push(`  it(${quote(hasItem ? (iam ? 'answers 200 for an existing one' : "answers 200 for the caller's own") : 'answers 200')}, async () => {
+    ${hasItem ? 'const item = await itemOf(owner);\n    ' : ''}const response = await ${request(hasItem ? requestPath(plan, 'item') : quote(plan.path), 'owner')};
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     // ${MARKER}: what the body holds, and what changed if it writes.
   });`);
   if (hasItem) {
     const malformed = `\`${plan.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === plan.params[0] ? 'not%20an%20id' : `\${item.${name}}`))}\``;
     cases.push(`  it(${quote(`answers 400 naming path.${plan.params[0]} for a malformed ${plan.params[0]}`)}, async () => {
-    ${plan.params.length > 1 ? 'const item = await itemOf(owner);\n    ' : ''}const response = await api.request(${quote(plan.method)}, ${malformed}${opts('owner')});
+    ${plan.params.length > 1 ? 'const item = await itemOf(owner);\n    ' : ''}const response = await ${request(malformed, 'owner')};
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: 400, error: 'VALIDATION_FAILED', details: [expect.objectContaining({ path: 'path.${plan.params[0]}' })] });
   });`);
   }
   if (plan.auth !== 'none') {
     const status = auth ? String(auth.unauthenticatedStatus) : `0 /* ${MARKER}: how ${plan.auth} refuses a request without credentials (add the kind to AUTH_KINDS in infra/tools/new-endpoint.ts) */`;
-    cases.push(`  it('refuses a request without credentials', async () => {
+    cases.push(`  it(${quote(iam ? 'refuses a request without a signature' : 'refuses a request without credentials')}, async () => {
     const response = await api.request(${quote(plan.method)}, ${examplePath(plan)}${body ? `, { ${body.replace(/^, /, '')} }` : ''});
     expect(response.status).toBe(${status});
   });`);
@@ -272,19 +306,29 @@ export function testSource(plan: Plan): string {
     // ${MARKER}: the owner's item is unchanged.
   });`);
   }
-  const accounts = isUser || !known ? 'owner, stranger' : 'owner';
+  // An admin route acts on an account only when its path names one (the item); else it needs none.
+  const accounts = isUser || !known ? 'owner, stranger' : iam && !hasItem ? '' : 'owner';
+  const adminImport = iam ? `import { adminHelpers } from ${support('test/support/admin.ts')};\n` : '';
+  const adminSetup = iam
+    ? `\n/** Signs as the support CLI does (SigV4 with the local admin credentials, infra/tools/admin-client.ts). */\nlet admin: ReturnType<typeof adminHelpers>;${body ? "\nconst REASON = 'Ticket 4711: test';" : ''}`
+    : '';
+  const accountImports = accounts ? `import { newAccount } from ${support('test/support/resources.ts')};\nimport type { Account } from ${support('test/support/resources.ts')};\n` : '';
+  const accountLets = accounts ? `\nlet ${accounts.split(', ').join(': Account;\nlet ')}: Account;` : '';
+  const accountSetup = accounts
+    ? `\n  [${accounts}] = await Promise.all([${accounts
+        .split(', ')
+        .map((who) => `newAccount(api, ${quote(who)})`)
+        .join(', ')}]);`
+    : '';
   return `import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalApi } from ${support('test/support/local-api.ts')};
+${adminImport}import { startLocalApi } from ${support('test/support/local-api.ts')};
 import type { LocalApi } from ${support('test/support/local-api.ts')};
-import { newAccount } from ${support('test/support/resources.ts')};
-import type { Account } from ${support('test/support/resources.ts')};
-
+${accountImports}
 /**
  * ${plan.id}: the cases every route needs (written by npm run new:endpoint), through the local
  * server over HTTP against DynamoDB Local. Add the behaviour's own cases here.
  */
-let api: LocalApi;
-let ${accounts.split(', ').join(': Account;\nlet ')}: Account;
+let api: LocalApi;${accountLets}${adminSetup}
 ${
   hasItem
     ? `
@@ -296,11 +340,7 @@ async function itemOf(account: Account): Promise<${paramType}> {
     : ''
 }
 beforeAll(async () => {
-  api = await startLocalApi();
-  [${accounts}] = await Promise.all([${accounts
-    .split(', ')
-    .map((who) => `newAccount(api, ${quote(who)})`)
-    .join(', ')}]);
+  api = await startLocalApi();${iam ? '\n  admin = adminHelpers(api);' : ''}${accountSetup}
 });
 afterAll(() => api?.close());
 
@@ -328,14 +368,15 @@ interface Edit {
 export function editsOf(plan: Plan): Edit[] {
   const edits: Edit[] = [{ file: 'shared/routes.ts', what: 'the route line', apply: (source) => withRoute(source, plan) }];
   const hasItem = plan.params.length > 0;
-  const body = plan.template === 'write' && plan.method !== 'DELETE';
-  // The cost driver: one typical successful call.
+  const iam = plan.auth === 'iam';
+  const body = plan.template === 'write' && (plan.method !== 'DELETE' || iam);
+  // The cost driver: one typical successful call. An admin call needs no credentials there (the harness calls the handler) and takes {reason}.
   const spec = [
-    plan.auth === 'none' ? '' : plan.auth === 'bearer' ? 'account: typical' : `/* ${MARKER}: the ${plan.auth} credentials */`,
+    plan.auth === 'none' || iam ? '' : plan.auth === 'bearer' ? 'account: typical' : `/* ${MARKER}: the ${plan.auth} credentials */`,
     hasItem ? `pathParameters: { ${plan.params.map((name) => `${name}: '${MARKER}'`).join(', ')} }` : '',
-    body ? `body: { /* ${MARKER} */ }` : '',
+    body ? (iam ? 'body: { reason: SUPPORT_REASON }' : `body: { /* ${MARKER} */ }`) : '',
   ].filter(Boolean);
-  const needsMarker = hasItem || body || (plan.auth !== 'none' && plan.auth !== 'bearer');
+  const needsMarker = hasItem || (body && !iam) || (plan.auth !== 'none' && plan.auth !== 'bearer' && !iam);
   edits.push({
     file: 'test/bench/cost-drivers.ts',
     what: 'the cost driver',
@@ -393,13 +434,37 @@ export function editsOf(plan: Plan): Edit[] {
           /^\}, 180_000\);$/,
           `  // ${plan.id}: ${MARKER}: calls that take each branch, so each declared action is issued (and nothing undeclared).
   await world(async (api) => {
-    ${plan.auth === 'none' ? '' : `const { token } = await signIn(api, uniqueEmail(${quote(`grants-${slug}`)}));
-    `}expect((await call(api, ${quote(plan.method)}, ${examplePath(plan)}${plan.auth === 'none' ? '' : ', { token }'})).status).toBe(200);
+    ${
+      iam
+        ? `expect((await signedCall(api, ${quote(plan.method)}, ${examplePath(plan)}${body ? ", { reason: 'Ticket 4711: grants' }" : ''})).status).toBe(200);`
+        : `${plan.auth === 'none' ? '' : `const { token } = await signIn(api, uniqueEmail(${quote(`grants-${slug}`)}));
+    `}expect((await call(api, ${quote(plan.method)}, ${examplePath(plan)}${plan.auth === 'none' ? '' : ', { token }'})).status).toBe(200);`
+    }
   });
 `,
           'test/integration/table-grants.test.ts',
         ),
     });
+  }
+  if (iam) {
+    // The admin API has its own document and conformance test (test/support/route-coverage.ts 'admin conformance').
+    edits.push({
+      file: 'test/integration/admin-conformance.test.ts',
+      what: 'the admin conformance case',
+      apply: (source) =>
+        insertBefore(
+          source,
+          /^ {2}it\('drove every operation to 200/,
+          `  it(${quote(`${plan.id}: 200 and every documented error`)}, async () => {
+    // ${MARKER}: drive it to 200 and to each error status its document lists (400, 403 unsigned, 404, 413, ...).
+    expect((await call(${quote(plan.method)}, ${examplePath(plan)}${body ? ', { body: reason }' : ''})).status).toBe(200);
+  });
+
+`,
+          'test/integration/admin-conformance.test.ts',
+        ),
+    });
+    return edits;
   }
   edits.push({
     file: 'test/integration/openapi-conformance.test.ts',

@@ -29,10 +29,20 @@ describe('npm run new:endpoint', () => {
     expect(test).toContain('stranger');
   });
 
-  it('knows that the support team\'s iam routes refuse an unsigned request with 403 (issue 37)', () => {
-    const test = testSource(planOf(['GET /api/gadgets/{gadgetId}', '--auth', 'iam', '--actions', 'GetItem,Query']));
+  it('knows that the support team\'s iam routes refuse an unsigned request with 403 (issue 37), and signs the others as the support CLI does (issue 46)', () => {
+    const plan = planOf(['GET /admin/gadgets/{gadgetId}', '--auth', 'iam', '--actions', 'GetItem,Query']);
+    expect(plan).toMatchObject({ handler: 'functions/admin/get-gadgets.ts', table: 'read-write', actions: ['GetItem', 'Query', 'PutItem'] });
+    expect(routeLine(plan)).toBe("  route('GET', '/admin/gadgets/{gadgetId}', 'functions/admin/get-gadgets.ts', admin('read', ['GetItem', 'Query', 'PutItem'])),\n");
+    expect(handlerSource(plan)).toContain("adminEndpoint('GET /admin/gadgets/{gadgetId}'");
+    const test = testSource(plan);
     expect(test).not.toContain(`${MARKER}: how iam refuses`);
-    expect(test).toMatch(/refuses a request without credentials[\s\S]*toBe\(403\)/);
+    expect(test).toMatch(/refuses a request without a signature[\s\S]*toBe\(403\)/);
+    expect(test).toContain("admin.call({ method: 'GET', path: `/admin/gadgets/${item.gadgetId}` })");
+    expect(test).not.toContain('token');
+    expect(handlerSource(planOf(['POST /admin/gadgets/{gadgetId}/polish', '--auth', 'iam']))).toContain('body: adminReasonBody');
+    expect(() => planOf(['GET /admin/gadgets'])).not.toThrow();
+    expect(() => planOf(['GET /api/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/only they/);
+    expect(() => planOf(['PATCH /admin/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/GET, POST and DELETE/);
   });
 
   it('puts the route after the last of its area', () => {
@@ -43,13 +53,13 @@ describe('npm run new:endpoint', () => {
   });
 
   it('finds in each file the place it writes into', () => {
-    for (const args of [['GET /api/gadgets/{gadgetId}'], ['POST /api/gadgets'], ['GET /api/gadgets', '--response', 'deviceListSchema'], ['GET /api/gadgets/{gadgetId}', '--auth', 'none']]) {
+    for (const args of [['GET /api/gadgets/{gadgetId}'], ['POST /api/gadgets'], ['GET /api/gadgets', '--response', 'deviceListSchema'], ['GET /api/gadgets/{gadgetId}', '--auth', 'none'], ['POST /admin/gadgets/{gadgetId}', '--auth', 'iam']]) {
       const plan = planOf(args);
       for (const edit of editsOf(plan)) {
         const source = readFileSync(join(PROJECT_ROOT, edit.file), 'utf8');
         expect(edit.apply(source), `${args.join(' ')}: ${edit.file}`).not.toBe(source);
       }
-      expect(handlerSource(plan)).toContain(`endpoint('${plan.id}'`.replace('endpoint(', plan.template === 'list' ? 'listEndpoint(' : 'endpoint('));
+      expect(handlerSource(plan)).toContain(`${plan.template === 'list' ? 'listEndpoint' : plan.auth === 'iam' ? 'adminEndpoint' : 'endpoint'}('${plan.id}'`);
     }
   });
 });
