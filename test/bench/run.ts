@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { rmSync } from 'node:fs';
 import { writeSections } from '../../infra/tools/docs-sections';
 import { dirname } from 'node:path';
@@ -41,6 +42,8 @@ import type { SearchResult } from './search';
 interface Report {
   /** The Node.js version everything was measured on; beyond the issue's shape. */
   node: string;
+  /** The host's 1-minute load average while the bench ran (sampled every 15 s), and its cores: how busy the machine was. */
+  load: { start: number; median: number; max: number; cores: number };
   /** `dataBytes`: the data modules (goals.ts `DATA_CEILINGS`), not code; beyond the issue's shape. */
   bundles: { function: string; bytes: number; ownBytes: number; dataBytes: number }[];
   coldImport: ColdImportResult[];
@@ -97,7 +100,24 @@ function coldGoalMet(result: ColdImportResult, bundle: BuiltBundle | undefined):
   return result.ratio <= (bundle && isIdentityBundle(bundle.inputs) ? GOALS.identityColdImportRatio : GOALS.coldImportRatio);
 }
 
+/** Samples the host's 1-minute load average every 15 s until `stop()`: the figures are only as good as the machine was quiet. */
+function sampleLoad(): { stop(): Report['load'] } {
+  const samples = [loadavg()[0]!];
+  const timer = setInterval(() => samples.push(loadavg()[0]!), 15_000);
+  timer.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      samples.push(loadavg()[0]!);
+      const sorted = [...samples].sort((a, b) => a - b);
+      const at = (value: number) => Math.round(value * 10) / 10;
+      return { start: at(samples[0]!), median: at(sorted[Math.floor(sorted.length / 2)]!), max: at(sorted.at(-1)!), cores: availableParallelism() };
+    },
+  };
+}
+
 async function main() {
+  const load = sampleLoad();
   const major = Number(process.versions.node.split('.')[0]);
   log(
     major === LAMBDA_NODE_MAJOR
@@ -197,6 +217,7 @@ async function main() {
 
     const report: Report = {
       node: process.version,
+      load: load.stop(),
       bundles: functions.map((bundle) => ({ function: bundle.name, bytes: bundle.bytes, ownBytes: bundle.ownBytes, dataBytes: bundle.dataBytes })),
       coldImport,
       overhead,
@@ -237,7 +258,9 @@ interface Extras {
 /** Prints the report's tables and answers them as printed. */
 function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuMs, readCostFloors }: Extras): string {
   const bundleByName = new Map(functions.map((bundle) => [bundle.name, bundle]));
-  const out: string[] = [`Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR})`];
+  const out: string[] = [
+    `Measured on Node.js ${report.node} (Lambda runs Node.js ${LAMBDA_NODE_MAJOR}); host load average (1 min) ${report.load.start} at the start, median ${report.load.median}, max ${report.load.max}, on ${report.load.cores} cores`,
+  ];
   // `--only` leaves parts out: each table is printed when its part ran.
   if (runs('bundles')) out.push(
     table(
