@@ -14,6 +14,13 @@ const stampFile = join(root, 'node_modules', '.install-stamp');
 const lockHash = createHash('sha256').update(readFileSync(lockFile)).digest('hex');
 const installedHash = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
 
+// Run as the root `postinstall` (npm ci, npm install): node_modules now holds this lock, so
+// `npm ci` then `npm start` installs once, not twice.
+if (process.env.npm_lifecycle_event === 'postinstall') {
+  writeFileSync(stampFile, `${lockHash}\n`);
+  process.exit(0);
+}
+
 if (installedHash !== lockHash) {
   console.log('Installing dependencies (npm ci)...');
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { parseConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import type { AppContext } from '../../shared/context';
@@ -75,14 +75,12 @@ export function serveDeployedBundles(): void {
   target = 'deployed';
   // Before the file's own hooks: esbuild runs once per function (65), which outlasts hookTimeout.
   beforeAll(() => deployedBundles().then(() => undefined), 15 * 60_000);
+  // After the file's own (registered later, run earlier): the cloud assembly goes with the file.
+  afterAll(async () => (await bundles)?.remove());
 }
 
 function deployedBundles(): Promise<Deployment> {
-  bundles ??= Promise.resolve().then(() => {
-    const built = buildDeployment(deploymentContext({}), { region: 'us-east-1', account: LOCAL_ACCOUNT, tableName: 'built' });
-    process.once('exit', () => built.remove());
-    return built;
-  });
+  bundles ??= Promise.resolve().then(() => buildDeployment(deploymentContext({}), { region: 'us-east-1', account: LOCAL_ACCOUNT, tableName: 'built' }));
   return bundles;
 }
 
