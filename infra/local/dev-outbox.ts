@@ -20,10 +20,18 @@ export class DevOutbox implements CodeSender {
   private readonly entries: OutboxEntry[] = [];
   private failures = 0;
 
+  /**
+   * `kept`: the messages of an earlier API process (npm start's reload keeps them); `onEntry` hears
+   * each new one (the watch supervisor keeps them for the next process).
+   */
   constructor(
     private readonly clock: Clock,
     private readonly print: boolean,
-  ) {}
+    kept: readonly OutboxEntry[] = [],
+    private readonly onEntry?: (entry: OutboxEntry) => void,
+  ) {
+    this.entries.push(...kept);
+  }
 
   async send(message: CodeMessage): Promise<void> {
     if (this.failures > 0) {
@@ -32,6 +40,7 @@ export class DevOutbox implements CodeSender {
     }
     const entry: OutboxEntry = { ...message, sentAt: isoSeconds(this.clock.now()) };
     this.entries.push(entry);
+    this.onEntry?.(entry);
     if (this.print) console.log(`[dev outbox] ${entry.channel} to ${entry.target}: code ${entry.code}`);
   }
 

@@ -8,6 +8,7 @@ import { DevMetrics } from './dev-metrics';
 import { DevOutbox } from './dev-outbox';
 import { freePort, superviseDynamoDbLocal } from './dynamodb-local';
 import { startLocalServer } from './server';
+import { WATCHED_DIRECTORIES, superviseApi } from './api-supervisor';
 import { LOCAL_ACCOUNT, buildDeployment, deploymentContext, startDeployedFunctions } from './deployed';
 import type { DeployedFunctions } from './deployed';
 import type { Deployment } from './deployed-functions';
@@ -20,7 +21,8 @@ import { LAMBDA_NODE_MAJOR } from './lambda-node.mjs';
  * `npm start`, and `npm run start:deployed` (`npm start -- --deployed`): the deployed bundles, built
  * as `cdk synth` builds them and run on the Lambda runtime's Node, behind the same gateway
  * (infra/local/deployed.ts). `npm start`: DynamoDB Local (in memory, or on disk under DATA_DIR), the table, and every route
- * on http://localhost:8080 (PORT overrides). Ctrl-C stops both. DynamoDB Local is restarted when
+ * on http://localhost:8080 (PORT overrides), reloaded when a source changes (api-supervisor.ts; `--no-watch` or
+ * LOCAL_WATCH=false: one fixed process). Ctrl-C stops both. DynamoDB Local is restarted when
  * it dies; if it keeps dying, or cannot come back, the whole process exits with the reason.
  */
 const port = Number(process.env.PORT ?? 8080);
@@ -31,6 +33,8 @@ const adminCredentials = {
 };
 const deployed = process.argv.includes('--deployed');
 const dataDir = process.env.DATA_DIR ? resolve(process.env.DATA_DIR) : undefined;
+/** Reload the API when a source changes (infra/local/api-supervisor.ts), unless `--no-watch` or LOCAL_WATCH=false (fault tests want one fixed process). */
+const watching = !process.argv.includes('--no-watch') && process.env.LOCAL_WATCH !== 'false';
 
 /** JWT_SECRET if set; otherwise a random dev secret, kept in DATA_DIR so tokens survive restarts. */
 function localRootSecret(): string {
@@ -74,7 +78,8 @@ async function main() {
     ...providerDefaults,
     ...process.env,
   };
-  const config = parseConfig({ ...settings, DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`, AWS_REGION: 'us-east-1' });
+  const apiSettings = { ...settings, DYNAMODB_ENDPOINT: `http://127.0.0.1:${dynamoPort}`, AWS_REGION: 'us-east-1' };
+  const config = parseConfig(apiSettings);
   const outbox = new DevOutbox(systemClock, true);
   const metrics = new DevMetrics();
   const rootSecret = localRootSecret();
@@ -83,7 +88,7 @@ async function main() {
     wechatAppSecrets: { [local.wechatApp]: local.wechatSecret },
     ...localProviderSecrets(process.env),
   };
-  let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
+  let server: { url: string; close(): Promise<void> } | undefined;
   const dynamo = await superviseDynamoDbLocal(
     { port: dynamoPort, ...(dataDir ? { dataDir } : {}), afterStart: (endpoint) => ensureTable(endpoint, config.TABLE_NAME) },
     {
@@ -113,18 +118,22 @@ async function main() {
       functions = await startDeployedFunctions({ bundles, local: resources, dynamodbEndpoint: dynamo.endpoint, rootSecret, providerSecrets, outbox, metrics, output: 'inherit' });
       console.log(`${functions.functions.size} functions from ${bundles.directory}, on Node ${LAMBDA_NODE_MAJOR} (the Lambda runtime's)`);
     }
-    server = await startLocalServer({
-      config,
-      clock: systemClock,
-      rootSecret,
-      outbox,
-      providerSecrets,
-      metrics,
-      ...(functions ? { functions } : {}),
-      port,
-      host: process.env.HOST ?? '127.0.0.1',
-      adminCredentials,
-    });
+    const host = process.env.HOST ?? '127.0.0.1';
+    // The sources' API reloads in a process of its own (api-supervisor.ts); the deployed bundles do not change under it.
+    server = watching && !deployed
+      ? await superviseApi({ settings: apiSettings, rootSecret, providerSecrets, adminCredentials, port, host })
+      : await startLocalServer({
+          config,
+          clock: systemClock,
+          rootSecret,
+          outbox,
+          providerSecrets,
+          metrics,
+          ...(functions ? { functions } : {}),
+          port,
+          host,
+          adminCredentials,
+        });
   } catch (error) {
     await stop();
     throw error;
@@ -137,6 +146,13 @@ async function main() {
     `Admin API (/admin, SigV4 for execute-api in ${config.AWS_REGION}): LOCAL_ADMIN_ACCESS_KEY_ID=${adminCredentials.accessKeyId} LOCAL_ADMIN_SECRET_ACCESS_KEY=${adminCredentials.secretAccessKey}  (npm run admin -- find --email ...)`,
   );
   console.log(`Apple, Google and WeChat stand-ins: ${standIns.url}/ (issue a token or code for a subject and e-mail you choose)`);
+  if (!deployed) {
+    console.log(
+      watching
+        ? `Reloads the API when ${WATCHED_DIRECTORIES.join('/, ')}/ change (DynamoDB Local, its data, the outbox and the stand-ins stay); npm start -- --no-watch for one fixed process`
+        : 'Not watching the sources (--no-watch or LOCAL_WATCH=false): start again after a change',
+    );
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {

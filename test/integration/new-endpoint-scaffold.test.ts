@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/project-root';
+import { copyProject, editCopy } from '../support/project-copy';
 
 /**
  * npm run new:endpoint, run as its author runs it, in a temporary copy of the project: the route
@@ -13,35 +12,12 @@ import { PROJECT_ROOT } from '../../infra/project-root';
  */
 let copy: string;
 
-/** The project's tracked files, with its installed node_modules linked in. */
-function copyProject(): string {
-  const target = mkdtempSync(join(tmpdir(), 'scaffold-'));
-  const files = execFileSync('git', ['ls-files', '-z'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
-  for (const file of files) {
-    if (!existsSync(join(PROJECT_ROOT, file))) continue;
-    mkdirSync(dirname(join(target, file)), { recursive: true });
-    copyFileSync(join(PROJECT_ROOT, file), join(target, file));
-  }
-  for (const modules of ['node_modules', 'client/node_modules']) {
-    if (existsSync(join(PROJECT_ROOT, modules))) symlinkSync(join(PROJECT_ROOT, modules), join(target, modules), 'dir');
-  }
-  return target;
-}
-
 const inCopy = (command: string, args: string[]) =>
   execFileSync(join(copy, 'node_modules/.bin', command), args, { cwd: copy, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
-
-/** Replaces `from` (which must be there) in a file of the copy. */
-function resolve(file: string, from: string | RegExp, to: string) {
-  const path = join(copy, file);
-  const source = readFileSync(path, 'utf8');
-  const next = source.replace(from, to);
-  if (next === source) throw new Error(`${file}: no ${String(from)}`);
-  writeFileSync(path, next);
-}
+const resolve = (file: string, from: string | RegExp, to: string) => editCopy(copy, file, from, to);
 
 beforeAll(() => {
-  copy = copyProject();
+  copy = copyProject('scaffold');
 }, 120_000);
 afterAll(() => {
   if (copy) rmSync(copy, { recursive: true, force: true });
