@@ -193,21 +193,16 @@ describe('each operation', () => {
     // The linked identities are at most one per provider: one page.
     const identities = arrays.find(({ id }) => id === 'GET /users/me/identities');
     expect(identities?.operation.parameters).toBeUndefined();
+    // Every other list, whatever the route table holds (issue 47: no list of them to keep here): paged.
     const lists = arrays.filter((list) => list !== sessions && list !== passkeys && list !== identities);
-    expect(lists.map(({ id }) => id).sort()).toEqual([
-      'GET /behavior/language-choice',
-      'GET /behavior/login',
-      'GET /behavior/translation',
-      'GET /behavior/voice-provider',
-      'GET /devices',
-      'GET /transcriptions',
-    ]);
+    expect(lists.length).toBeGreaterThan(5);
     for (const { id, operation } of lists) {
-      // The records' list also searches and filters (issue 31).
-      const filters = id === 'GET /transcriptions' ? ['q', 'language', 'from', 'to'] : [];
-      expect(operation.parameters?.map((parameter) => parameter.name)).toEqual(['limit', 'cursor', ...filters]);
-      expect(Object.keys(operation.responses['200']!.headers as object)).toEqual(['X-Next-Cursor', 'Link']);
+      const hint = `${id} answers a list without paging: serve it with listEndpoint (shared/http/list-endpoint.ts), or, when it cannot grow, name it above with why`;
+      // The records' list also searches and filters (issue 31): its own parameters come after the page's.
+      expect(operation.parameters?.slice(0, 2).map((parameter) => parameter.name), hint).toEqual(['limit', 'cursor']);
+      expect(Object.keys((operation.responses['200']!.headers as object | undefined) ?? {}), hint).toEqual(['X-Next-Cursor', 'Link']);
     }
+    expect(lists.find(({ id }) => id === 'GET /transcriptions')?.operation.parameters?.map((parameter) => parameter.name)).toEqual(['limit', 'cursor', 'q', 'language', 'from', 'to']);
   });
 
   it('describes request bodies, path parameters and responses from the zod schemas', () => {
