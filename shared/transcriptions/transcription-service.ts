@@ -144,7 +144,10 @@ async function savedBefore(ctx: ServiceContext, account: AccountRef, clientRecor
 
 export async function get(ctx: ServiceContext, account: AccountRef, id: number): Promise<TranscriptionRecord> {
   const found = await readForAccount(ctx.db, account, () => findRecord(ctx.db, account.userId, id));
-  if (!found || 'tombstone' in found) throw notFound();
+  if (!found) throw notFound();
+  // A record deleted within the retention is gone, not unknown: 410 with its tombstone, as a
+  // change made with If-Match is answered (docs/sync.md), so a device reading it learns why.
+  if ('tombstone' in found) throw deleted(found.tombstone);
   return publicRecord(found.record);
 }
 

@@ -358,6 +358,7 @@ describe('transcriptions', () => {
     expect((await call('DELETE', `/api/transcriptions/${id}`, { token: alice.token, headers: ifMatch('"2"') })).status).toBe(200);
     expect((await call('DELETE', `/api/transcriptions/${id}`, { token: alice.token, headers: ifMatch('"2"') })).status).toBe(410);
     expect((await call('PATCH', `/api/transcriptions/${id}`, { token: alice.token, body: { recordTitle: 'Late' }, headers: ifMatch('"2"') })).status).toBe(410);
+    expect((await call('GET', `/api/transcriptions/${id}`, { token: alice.token })).status).toBe(410);
     expect((await call('POST', '/api/transcriptions', { token: alice.token, body: record })).status).toBe(410);
   });
 });

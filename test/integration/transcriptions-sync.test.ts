@@ -189,7 +189,7 @@ describe('If-Match on PATCH and DELETE', () => {
     expect(responses.find((response) => response.status === 412)!.body.current).toEqual(winner.body);
   });
 
-  it('answers 410 RECORD_DELETED with the tombstone for a change of a deleted record made with If-Match; 404 without, as before', async () => {
+  it('answers 410 RECORD_DELETED with the tombstone for a read and for a change of a deleted record made with If-Match; a change without, 404 as before', async () => {
     const account = await newAccount(api);
     const saved = await saveRecord(api, account);
     const deleted = await remove(account, saved.transcriptionRecordId, '"1"');
@@ -201,18 +201,27 @@ describe('If-Match on PATCH and DELETE', () => {
     }
     expect((await patch(account, saved.transcriptionRecordId, { text: 'seed client' })).status).toBe(404);
     expect((await remove(account, saved.transcriptionRecordId)).status).toBe(404);
-    expect((await api.request('GET', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: account.token })).status).toBe(404);
+    const read = await api.request('GET', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: account.token });
+    expect(read.status).toBe(410);
+    expect(read.body).toMatchObject({ code: 410, error: 'RECORD_DELETED', tombstone: { ...tombstone, deletedAt: expect.any(String) } });
   });
 
-  it('answers a PATCH and a DELETE with If-Match racing another device\'s deletion 200, 412 or 410 with the tombstone, never 404 (40 rounds of real parallel requests)', async () => {
+  it('answers a GET, and a PATCH and a DELETE with If-Match, racing another device\'s deletion 200, 412 or 410 with the tombstone, never 404 (40 rounds of real parallel requests)', async () => {
     const account = await newAccount(api);
     const seen = new Map<number, number>();
     for (let round = 0; round < 40; round++) {
       const saved = await saveRecord(api, account, { clientRecordId: randomUUID() });
       const id = saved.transcriptionRecordId as number;
       // The other device deletes; this one edits and removes, all from revision 1, at the same moment.
-      const [elsewhere, edit, removal] = await Promise.all([remove(account, id, '"1"'), patch(account, id, { text: `edit ${round}` }, '"1"'), remove(account, id, '"1"')]);
-      for (const response of [elsewhere, edit, removal]) {
+      const [elsewhere, edit, removal, reading] = await Promise.all([
+        remove(account, id, '"1"'),
+        patch(account, id, { text: `edit ${round}` }, '"1"'),
+        remove(account, id, '"1"'),
+        api.request('GET', `/api/transcriptions/${id}`, { token: account.token }),
+      ]);
+      // A read racing the deletion: the record, or its tombstone; never 404.
+      expect([200, 410], JSON.stringify(reading.body)).toContain(reading.status);
+      for (const response of [elsewhere, edit, removal, reading]) {
         seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
         expect([200, 410, 412], JSON.stringify(response.body)).toContain(response.status);
         if (response.status === 410) {

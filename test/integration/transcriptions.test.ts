@@ -220,7 +220,10 @@ describe('DELETE /api/transcriptions/{id}', () => {
     const response = await api.request('DELETE', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: alice.token });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ code: 0, message: expect.any(String) });
-    expect((await api.request('GET', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: alice.token })).status).toBe(404);
+    // Gone, not unknown: its tombstone answers a read (docs/sync.md); a seed client's second DELETE stays 404.
+    const read = await api.request('GET', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: alice.token });
+    expect(read.status).toBe(410);
+    expect(read.body).toMatchObject({ code: 410, error: 'RECORD_DELETED', tombstone: { transcriptionRecordId: saved.transcriptionRecordId } });
     expect((await api.request('DELETE', `/api/transcriptions/${saved.transcriptionRecordId}`, { token: alice.token })).status).toBe(404);
   });
 
