@@ -63,12 +63,6 @@ const allOperations: Operation[] = Object.entries(committed.paths).flatMap(([tem
 );
 const operations = allOperations.filter((operation) => !SAMPLED_ELSEWHERE.test(operation.key));
 
-/**
- * Operations whose valid requests run scrypt (about a second of CPU each here, shared with the
- * rest of `npm test`): fewer of them. Their forbidden requests are refused before it runs.
- */
-const HASHES_A_PASSWORD = new Set(['POST /auth/login', 'PUT /users/me/password']);
-
 /** Operations that end the caller's account or other tokens: each request gets an account of its own. */
 const ENDS_THE_CALLER = new Set(['DELETE /users/me', 'PUT /users/me/password']);
 
@@ -217,7 +211,8 @@ describe('requests the document allows are accepted', () => {
         // a credential of the body that its own verification refused (a provider's token drawn from the shape).
         if (operation.bearer && response.status === 401) expect(BODY_CREDENTIAL_REFUSALS, described(request, response)).toContain(response.body?.error);
       }),
-      { numRuns: HASHES_A_PASSWORD.has(operation.key) ? 4 : 20 },
+      // The test server hashes at a test's scrypt cost (test/support/local-api.ts): the password routes take as many runs as any.
+      { numRuns: 20 },
     );
   }, 120_000);
 });
