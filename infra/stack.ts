@@ -82,6 +82,8 @@ export class ServiceStack extends Stack {
   readonly rootSecret: Secret;
   /** Apple's private key and WeChat's app secrets, when Apple or WeChat is offered. */
   readonly providerSecret: Secret | undefined;
+  /** The speech providers' keys (docs/speech.md), when Azure, Deepgram or Tencent is offered. */
+  readonly speechSecret: Secret | undefined;
   readonly authorizerFunction: ServiceFunction;
   readonly deployedRoutes: DeployedRoute[] = [];
   /** The nested stacks, one per area of the API. */
@@ -120,11 +122,27 @@ export class ServiceStack extends Stack {
       });
     }
 
+    // The speech providers' keys (docs/speech.md, "Deploying"): a placeholder the operator replaces with
+    // {"azureSpeechKey": "...", "deepgramApiKey": "...", "tencentSecretId": "...", "tencentSecretKey": "..."}.
+    if (settings.speechSecret) {
+      this.speechSecret = new Secret(this, 'SpeechSecret', {
+        description: 'Speech sessions: the speech providers\' keys (JSON, put by the operator); read by the speech functions only',
+        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
+        removalPolicy: settings.removalPolicy,
+      });
+      Validations.of(this.speechSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: "The speech providers' keys are issued by their consoles and replaced there by the operator; Secrets Manager cannot rotate them",
+      });
+    }
+
     const targets: GrantTargets = {
       table: this.table,
       indexNames: indexNames(),
       secret: this.rootSecret,
       ...(this.providerSecret ? { providerSecret: this.providerSecret } : {}),
+      ...(this.speechSecret ? { speechSecret: this.speechSecret } : {}),
+      transcribe: settings.transcribe,
       ses: settings.ses,
     };
     const functionEnvironment = (needs: Needs): Record<string, string> => ({
@@ -135,6 +153,9 @@ export class ServiceStack extends Stack {
       // The ARN only: the value is read at run time with the function's own permission.
       ...(needs.secret ? { JWT_SECRET_ARN: this.rootSecret.secretArn } : {}),
       ...(needs.providerSecret && this.providerSecret ? { SOCIAL_SECRET_ARN: this.providerSecret.secretArn } : {}),
+      // The speech providers' addresses and the speech secret's ARN: only where a route issues credentials.
+      ...(needs.speech ? settings.speechEnvironment : {}),
+      ...(needs.speech && this.speechSecret ? { SPEECH_SECRET_ARN: this.speechSecret.secretArn } : {}),
     });
     const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy, logLevel: settings.config.LOG_LEVEL };
 
@@ -300,6 +321,9 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'HealthUrl', { value: this.api.urlForPath('/api/health') });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'RootSecretArn', { value: this.rootSecret.secretArn, description: 'The ARN only; the value stays in Secrets Manager' });
+    if (this.speechSecret) {
+      new CfnOutput(this, 'SpeechSecretArn', { value: this.speechSecret.secretArn, description: "Put the speech providers' keys here (docs/speech.md)" });
+    }
     if (this.providerSecret) {
       new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md)" });
     }

@@ -25,6 +25,12 @@ export interface StageSettings {
   providerEnvironment: Record<string, string>;
   /** Apple or WeChat is offered: the stack makes the provider secret for their keys (infra/stack.ts). */
   providerSecret: boolean;
+  /** The speech providers' addresses, for the functions of routes with `speech` only (`SPEECH_SETTINGS`). */
+  speechEnvironment: Record<string, string>;
+  /** Azure, Deepgram or Tencent is offered: the stack makes the speech secret for their keys. */
+  speechSecret: boolean;
+  /** Amazon Transcribe is offered: the speech functions may start its streams. */
+  transcribe: boolean;
   config: Config;
   authorizerCache: Duration;
   /** Where codes are e-mailed from: the address and the identities SES may authorise it through. */
@@ -54,7 +60,7 @@ export interface StageSettings {
  * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
  * and logs less. Every value can be overridden through context (see docs/deploying.md).
  */
-const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'providerEnvironment' | 'providerSecret' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
+const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'providerEnvironment' | 'providerSecret' | 'speechEnvironment' | 'speechSecret' | 'transcribe' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
@@ -109,7 +115,22 @@ export const SERVICE_SETTINGS = [
   'WEBAUTHN_ORIGINS',
   // The admin API's audit trail (issue 37): only its functions receive it (ADMIN_SETTINGS).
   'AUDIT_RETENTION_DAYS',
+  // Speech sessions (docs/speech.md): the providers offered and the limits, which the quota's readers
+  // (the summary, the admin view) need as well as the speech functions.
+  'SPEECH_PROVIDERS',
+  'SPEECH_DAILY_SECONDS',
+  'SPEECH_MONTHLY_SECONDS',
+  'SPEECH_SESSION_MAX_SECONDS',
+  'SPEECH_HEARTBEAT_SECONDS',
+  'SPEECH_CONCURRENT_SESSIONS',
 ] as const satisfies readonly (keyof Config)[];
+
+/**
+ * The speech providers' addresses (docs/speech.md): only the functions of routes with `speech`
+ * receive them. The keys are no settings: they go into the speech secret the stack makes
+ * (`SPEECH_SECRET_ARN`).
+ */
+export const SPEECH_SETTINGS = ['SPEECH_PROVIDER_TIMEOUT_MS', 'AZURE_SPEECH_REGION', 'AZURE_SPEECH_STS_URL', 'DEEPGRAM_API_URL', 'AWS_TRANSCRIBE_REGION', 'TENCENT_ASR_APP_ID'] as const satisfies readonly (keyof Config)[];
 
 /**
  * Sign in with Apple, Google and WeChat (docs/social-sign-in.md): context keys as the environment
@@ -217,8 +238,13 @@ export function readStageSettings(node: Node): StageSettings {
     const value = text(node, key);
     if (value !== undefined) providerEnvironment[key] = value;
   }
+  const speechEnvironment: Record<string, string> = {};
+  for (const key of SPEECH_SETTINGS) {
+    const value = text(node, key);
+    if (value !== undefined) speechEnvironment[key] = value;
+  }
   // TABLE_NAME is the stack's to set; a placeholder lets the schema check everything else.
-  const config = parseConfig({ ...environment, ...providerEnvironment, TABLE_NAME: 'validated-at-synth' });
+  const config = parseConfig({ ...environment, ...providerEnvironment, ...speechEnvironment, TABLE_NAME: 'validated-at-synth' });
   // Every effective value goes into the functions' environment, so the template shows them all
   // (an empty list of client ids: the provider is not offered, and the variable is left out).
   const effective = (keys: readonly (keyof Config)[], into: Record<string, string>) => {
@@ -230,6 +256,10 @@ export function readStageSettings(node: Node): StageSettings {
   };
   effective(SERVICE_SETTINGS, environment);
   effective(PROVIDER_SETTINGS, providerEnvironment);
+  effective(SPEECH_SETTINGS, speechEnvironment);
+  if (config.SPEECH_PROVIDERS.includes('tencent') && !config.TENCENT_ASR_APP_ID) {
+    throw new Error('Tencent speech (SPEECH_PROVIDERS) needs -c TENCENT_ASR_APP_ID=... (docs/speech.md)');
+  }
   // Apple's client secret is a JWT signed with the key APPLE_KEY_ID names, issued by APPLE_TEAM_ID.
   if (config.APPLE_CLIENT_IDS.length > 0 && (!config.APPLE_TEAM_ID || !config.APPLE_KEY_ID)) {
     throw new Error('Sign in with Apple (APPLE_CLIENT_IDS) needs -c APPLE_TEAM_ID=... and -c APPLE_KEY_ID=... (docs/social-sign-in.md)');
@@ -253,6 +283,9 @@ export function readStageSettings(node: Node): StageSettings {
     providerEnvironment,
     // Google needs no secret: its ID tokens are checked against its public keys alone.
     providerSecret: config.APPLE_CLIENT_IDS.length > 0 || config.WECHAT_APP_IDS.length > 0,
+    speechEnvironment,
+    speechSecret: config.SPEECH_PROVIDERS.some((provider) => provider !== 'aws'),
+    transcribe: config.SPEECH_PROVIDERS.includes('aws'),
     config,
     authorizerCache: Duration.seconds(config.AUTHORIZER_CACHE_SECONDS),
     ses,

@@ -8,3 +8,11 @@
  * Unbundled (the local server, tests) it is undeclared and everything is there.
  */
 declare const BUNDLED_PROVIDERS: boolean | undefined;
+
+/**
+ * Set by the bundler (`speechSettingsOf`, infra/bundling/options.ts): `issuer` in the bundles of
+ * routes with `speech` (the speech providers' addresses, keys and adapters), `quota` where the
+ * speech limits are read (the other speech routes, the summary, support's view of an account),
+ * `none` everywhere else and in the authorizer. Unbundled it is undeclared and everything is there.
+ */
+declare const BUNDLED_SPEECH: 'issuer' | 'quota' | 'none' | undefined;

@@ -136,7 +136,35 @@ export interface Config {
   REALTIME_URL: string | undefined;
   REALTIME_MAX_CONNECTION_SECONDS: number;
   REALTIME_IDLE_SECONDS: number;
+  /**
+   * Speech sessions (issue 44, docs/speech.md): the providers this deployment offers
+   * (`azure,deepgram,aws,tencent`; none by default), the limits every account has unless support
+   * set its own, the heartbeat the app renews at, and the live sessions an account may hold.
+   */
+  SPEECH_PROVIDERS: readonly SpeechProviderName[];
+  SPEECH_DAILY_SECONDS: number;
+  SPEECH_MONTHLY_SECONDS: number;
+  SPEECH_SESSION_MAX_SECONDS: number;
+  SPEECH_HEARTBEAT_SECONDS: number;
+  SPEECH_CONCURRENT_SESSIONS: number;
+  /** Each call to a provider's token endpoint gives up after this (then 503 PROVIDER_UNAVAILABLE). */
+  SPEECH_PROVIDER_TIMEOUT_MS: number;
+  /** Azure Speech: the resource's region, and its token endpoint (by default the region's issueToken). */
+  AZURE_SPEECH_REGION: string;
+  AZURE_SPEECH_STS_URL: string | undefined;
+  /** Deepgram's API base (its grant endpoint is `<base>/v1/auth/grant`). */
+  DEEPGRAM_API_URL: string;
+  /** Amazon Transcribe streaming's region (the function's own by default). */
+  AWS_TRANSCRIBE_REGION: string | undefined;
+  /** Tencent Cloud ASR's app id (the number in the real-time address). */
+  TENCENT_ASR_APP_ID: string | undefined;
+  /** The ARN of the secret holding the speech providers' keys (AWS; docs/speech.md). */
+  SPEECH_SECRET_ARN: string | undefined;
 }
+
+/** The speech providers a deployment may offer (docs/speech.md). */
+export const SPEECH_PROVIDER_NAMES = ['azure', 'deepgram', 'aws', 'tencent'] as const;
+export type SpeechProviderName = (typeof SPEECH_PROVIDER_NAMES)[number];
 
 export class ConfigError extends Error {}
 
@@ -322,6 +350,45 @@ const providerReaders = (): { [K in ProviderSetting]: Reader<Config[K]> } => ({
 });
 
 const positive = (fallback: number) => withDefault(wholeNumber(1), fallback);
+
+type SpeechLimitSetting = 'SPEECH_PROVIDERS' | 'SPEECH_DAILY_SECONDS' | 'SPEECH_MONTHLY_SECONDS' | 'SPEECH_SESSION_MAX_SECONDS' | 'SPEECH_HEARTBEAT_SECONDS' | 'SPEECH_CONCURRENT_SESSIONS';
+type SpeechIssuerSetting = 'SPEECH_PROVIDER_TIMEOUT_MS' | 'AZURE_SPEECH_REGION' | 'AZURE_SPEECH_STS_URL' | 'DEEPGRAM_API_URL' | 'AWS_TRANSCRIBE_REGION' | 'TENCENT_ASR_APP_ID' | 'SPEECH_SECRET_ARN';
+
+/** Speech sessions' limits (docs/speech.md): a function, so that the authorizer's bundle drops it. */
+const speechLimitReaders = (): { [K in SpeechLimitSetting]: Reader<Config[K]> } => ({
+  SPEECH_PROVIDERS: speechProviders,
+  SPEECH_DAILY_SECONDS: withDefault(wholeNumber(0, 31 * 86_400), 7_200),
+  SPEECH_MONTHLY_SECONDS: withDefault(wholeNumber(0, 31 * 86_400), 108_000),
+  SPEECH_SESSION_MAX_SECONDS: withDefault(wholeNumber(1, 86_400), 14_400),
+  SPEECH_HEARTBEAT_SECONDS: withDefault(wholeNumber(1, 240), 60),
+  SPEECH_CONCURRENT_SESSIONS: withDefault(wholeNumber(1, 20), 2),
+});
+
+/** The speech providers' addresses: only in the bundles of routes that issue credentials (`speech`). */
+const speechIssuerReaders = (): { [K in SpeechIssuerSetting]: Reader<Config[K]> } => ({
+  SPEECH_PROVIDER_TIMEOUT_MS: withDefault(wholeNumber(100, 8_000), 3_000),
+  AZURE_SPEECH_REGION: withDefault((value) => {
+    if (!/^[a-z0-9]+$/.test(value)) throw new SettingProblem('must be an Azure region name such as westeurope');
+    return value;
+  }, 'eastus'),
+  AZURE_SPEECH_STS_URL: optional(url),
+  DEEPGRAM_API_URL: withDefault(url, 'https://api.deepgram.com'),
+  AWS_TRANSCRIBE_REGION: optional(requiredText()),
+  TENCENT_ASR_APP_ID: optional((value) => {
+    if (value === undefined || !/^\d+$/.test(value)) throw new SettingProblem('must be the numeric app id of Tencent Cloud');
+    return value;
+  }),
+  SPEECH_SECRET_ARN: optional(requiredText()),
+});
+
+
+/** `azure, tencent` -> ['azure', 'tencent']; unset or blank: none; an unknown name stops the start. */
+const speechProviders: Reader<readonly SpeechProviderName[]> = (value) => {
+  const names = idList(value);
+  const unknown = names.filter((name) => !(SPEECH_PROVIDER_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new SettingProblem(`${unknown.join(', ')}: each must be one of ${SPEECH_PROVIDER_NAMES.join(', ')}`);
+  return [...new Set(names)] as SpeechProviderName[];
+};
 const text = (fallback: string) => withDefault(requiredText(), fallback);
 
 const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
@@ -376,6 +443,9 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   REALTIME_URL: optional(url),
   REALTIME_MAX_CONNECTION_SECONDS: withDefault(wholeNumber(1, 7200), 7200),
   REALTIME_IDLE_SECONDS: withDefault(wholeNumber(1, 600), 600),
+  // The speech limits everywhere but the authorizer; the providers' addresses only where credentials are issued (shared/bundle-defines.d.ts).
+  ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH === 'none' ? ({} as ReturnType<typeof speechLimitReaders>) : speechLimitReaders()),
+  ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer' ? ({} as ReturnType<typeof speechIssuerReaders>) : speechIssuerReaders()),
   // Only where a route talks to the providers (shared/bundle-defines.d.ts).
   ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS ? ({} as ReturnType<typeof providerReaders>) : providerReaders()),
 });

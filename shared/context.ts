@@ -10,6 +10,7 @@ import type { MetricSink } from './ports/metrics';
 import { cachedKeys } from './ports/secrets';
 import type { SecretSource, ServiceKeys } from './ports/secrets';
 import type { ProviderSecrets } from './ports/provider-secrets';
+import type { SpeechKeys, SpeechProviders } from './ports/speech';
 
 /** Builds a port from the settings; called on first use, once per context. */
 export type Adapter<T> = (cfg: Config) => T;
@@ -24,6 +25,8 @@ export interface ContextDeps {
   database?: Adapter<Database>;
   secrets?: Adapter<SecretSource>;
   codeSender?: Adapter<CodeSender>;
+  /** The speech providers' adapters (shared/adapters/speech), given the keys' reader. */
+  speech?: (cfg: Config, keys: () => Promise<SpeechKeys>) => SpeechProviders;
 }
 
 /**
@@ -47,6 +50,8 @@ export interface AppContext {
    */
   providerSecrets(): Promise<ProviderSecrets>;
   readonly codeSender: CodeSender;
+  /** Short-lived credentials of the speech providers (issue 44); only where a route has `speech`. */
+  readonly speech: SpeechProviders;
 }
 
 /** A port built on first use: a function that never sends a code never creates SES or SNS clients. */
@@ -66,6 +71,7 @@ export function createContext(deps: ContextDeps): AppContext {
   const db = lazily('database', deps.database, config);
   const secrets = lazily('secret', deps.secrets, config);
   const codeSender = lazily('code sender', deps.codeSender, config);
+  const speechAdapter = deps.speech;
   let keys: (() => Promise<ServiceKeys>) | undefined;
   let logging: Logging | undefined;
   return {
@@ -96,6 +102,17 @@ export function createContext(deps: ContextDeps): AppContext {
     get codeSender() {
       return codeSender();
     },
+    // Only where a route issues speech credentials (shared/bundle-defines.d.ts).
+    ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer'
+      ? ({} as Pick<AppContext, 'speech'>)
+      : (() => {
+          const speech = lazily('speech providers', speechAdapter && ((cfg: Config) => speechAdapter(cfg, () => secrets().speechKeys?.() ?? Promise.resolve({}))), config);
+          return {
+            get speech() {
+              return speech();
+            },
+          };
+        })()),
   };
 }
 

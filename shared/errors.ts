@@ -70,12 +70,16 @@ export class ValidationError extends DomainError {
 
 /** Errors that tell the caller to come back later carry the wait in whole seconds (and `Retry-After`). */
 export abstract class RetryLaterError extends DomainError {
+  /** Extra fields of the body beside the wait (a speech provider's `fallbackProviders`); shared/http/error-map.ts adds them. */
+  readonly answer: Record<string, unknown> | undefined;
+
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; answer?: Record<string, unknown> },
   ) {
     super(message, options);
+    this.answer = options?.answer;
   }
 }
 
@@ -308,7 +312,7 @@ export class ServiceUnavailableError extends DomainError {
 export class ProviderNotConfiguredError extends DomainError {
   static readonly code = 'PROVIDER_NOT_CONFIGURED';
   static readonly http = { status: 404, code: 404 };
-  static readonly description = 'this deployment does not offer sign-in with that provider';
+  static readonly description = 'this deployment does not offer sign-in or speech with that provider';
   readonly code = ProviderNotConfiguredError.code;
 }
 
@@ -328,11 +332,15 @@ export class SocialCredentialInvalidError extends DomainError {
   }
 }
 
-/** The provider's keys or token endpoint cannot be reached and nothing usable is cached. */
+/**
+ * The provider's keys or token endpoint cannot be reached and nothing usable is cached; for a
+ * speech session (docs/speech.md) the provider failed, timed out or refused the service's key:
+ * `fallbackProviders` names the configured providers that serve the language, and nothing was kept.
+ */
 export class ProviderUnavailableError extends RetryLaterError {
   static readonly code = 'PROVIDER_UNAVAILABLE';
   static readonly http = { status: 503, code: 503 };
-  static readonly description = 'the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work';
+  static readonly description = 'the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)';
   readonly code = ProviderUnavailableError.code;
 }
 
@@ -377,4 +385,45 @@ export class LastSignInMethodError extends DomainError {
   static readonly http = { status: 409, code: 409 };
   static readonly description = 'this is the account’s only way to sign in (no e-mail, phone, passkey or other provider): add another first';
   readonly code = LastSignInMethodError.code;
+}
+
+/** Speech sessions (issue 44, docs/speech.md): the language is not one the provider serves. */
+export class LanguageNotSupportedError extends ErrorWithState {
+  static readonly code = 'LANGUAGE_NOT_SUPPORTED';
+  static readonly http = { status: 400, code: 400 };
+  static readonly description = 'the speech provider does not serve this language; `supportedProviders` lists this deployment’s providers that do';
+  readonly code = LanguageNotSupportedError.code;
+}
+
+/** The day's or month's speech minutes are spent, or the session reached its maximum: `resetsAt` says when minutes come back. */
+export class SpeechQuotaExhaustedError extends ErrorWithState {
+  static readonly code = 'SPEECH_QUOTA_EXHAUSTED';
+  static readonly http = { status: 403, code: 403 };
+  static readonly description =
+    'no speech minutes are left today or this month, or the session reached its longest length (the session ends and is settled); `resetsAt` is when the day’s or month’s minutes come back, in the account’s time zone';
+  readonly code = SpeechQuotaExhaustedError.code;
+}
+
+/** As many live speech sessions as SPEECH_CONCURRENT_SESSIONS: end one first (or let it expire). */
+export class SpeechSessionsLimitError extends DomainError {
+  static readonly code = 'SPEECH_SESSIONS_LIMIT';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'the account has as many live speech sessions as it may: end one (a session not renewed for two heartbeats ends by itself)';
+  readonly code = SpeechSessionsLimitError.code;
+}
+
+/** A `clientSessionId` already names a speech session started with another body. */
+export class ClientSessionIdReusedError extends DomainError {
+  static readonly code = 'CLIENT_SESSION_ID_REUSED';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'this `clientSessionId` already names a speech session started with a different body';
+  readonly code = ClientSessionIdReusedError.code;
+}
+
+/** The speech session has ended (by `end`, its quota, or expiry after two missed heartbeats). */
+export class SpeechSessionEndedError extends DomainError {
+  static readonly code = 'SPEECH_SESSION_ENDED';
+  static readonly http = { status: 409, code: 409 };
+  static readonly description = 'the speech session has ended (ended, out of minutes, or not renewed for two heartbeats): start a new one';
+  readonly code = SpeechSessionEndedError.code;
 }

@@ -64,6 +64,13 @@ export interface RouteDefinition {
    * Requires `providers`.
    */
   providerSecret: boolean;
+  /**
+   * Issues speech providers' credentials (issue 44, docs/speech.md): the function gets the speech
+   * providers' adapters, reads the speech secret (the stack grants it and passes its ARN,
+   * `SPEECH_SECRET_ARN`, to these functions only) and may start Amazon Transcribe streams
+   * (`transcribe:StartStreamTranscriptionWebSocket`, which its presigned addresses need).
+   */
+  speech: boolean;
   /** Runs scrypt: needs a full vCPU on Lambda. */
   hashesPasswords: boolean;
   /**
@@ -95,6 +102,7 @@ const route = <M extends HttpMethod, P extends string>(
   secret: false,
   providers: false,
   providerSecret: false,
+  speech: false,
   hashesPasswords: false,
   ...needs,
 });
@@ -298,6 +306,15 @@ export const routes = [
   route('GET', '/api/behavior/voice-provider', 'functions/behavior/list-voice-provider.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/behavior/language-choice', 'functions/behavior/list-language-choice.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('GET', '/api/behavior/stats', 'functions/behavior/stats.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
+  // Speech sessions (issue 44, docs/speech.md): short-lived provider credentials, minutes metered by the service.
+  // GetItem: the profile (account, time zone), the live set, the app's id, the day and month counters; PutItem: the
+  // session and the app's id; UpdateItem: the live set. `speech`: the providers' keys and Transcribe's signing.
+  route('POST', '/api/speech/sessions', 'functions/speech/start.ts', { table: 'read-write', speech: true, dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  // UpdateItem: the session, its day and month counters and the live set in one transaction (an expired one marked so).
+  route('POST', '/api/speech/sessions/{sessionId}/renew', 'functions/speech/renew.ts', { table: 'read-write', speech: true, dynamodb: { actions: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  // Settling mints nothing: no provider's key or signing here.
+  route('POST', '/api/speech/sessions/{sessionId}/end', 'functions/speech/end.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'UpdateItem', 'ConditionCheckItem'] } }),
+  route('GET', '/api/speech/quota', 'functions/speech/quota.ts', { dynamodb: { actions: ['GetItem'] } }),
   // The support team's admin API (issue 37, docs/support.md): IAM-signed, each audited (its PutItem is the audit entry,
   // append-only: infra/constructs/grants.ts denies updating or deleting one), in the managed policy `support` names.
   // The account's view: the profile, its identity or serial marker, the purge marker, login failures and usage total

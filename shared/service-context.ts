@@ -7,7 +7,7 @@ import type { Metrics } from './ports/metrics';
  * clock, DynamoDB, the root secret's keys, the code sender where its route sends codes) with the
  * invocation's own logger and metrics. Built per invocation by the HTTP wrapper (shared/http/endpoint.ts).
  */
-export type ServiceContext = Pick<AppContext, 'config' | 'clock' | 'db' | 'keys' | 'providerSecrets' | 'codeSender'> & {
+export type ServiceContext = Pick<AppContext, 'config' | 'clock' | 'db' | 'keys' | 'providerSecrets' | 'codeSender' | 'speech'> & {
   log: Logger;
   /** Business metrics of this invocation, published once when it ends (shared/ports/metrics.ts). */
   metrics: Metrics;

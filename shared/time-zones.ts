@@ -49,3 +49,36 @@ export function canonicalTimeZone(name: string): string | undefined {
   }
   return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
 }
+
+const clockFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** How far a time zone's wall clock is ahead of UTC at a moment, in ms (ICU's offsets, daylight saving included). */
+function offsetMs(at: Date, timeZone: string): number {
+  let formatter = clockFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    clockFormatters.set(timeZone, formatter);
+  }
+  const parts = Object.fromEntries(formatter.formatToParts(at).map((part) => [part.type, Number(part.value)]));
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - Math.floor(at.getTime() / 1000) * 1000;
+}
+
+/**
+ * The moment a calendar date begins in a time zone (null is UTC): when a person's day starts, so
+ * when a daily limit resets. Found from the offset at midnight, taken twice so that a date on
+ * which daylight saving changes gets the offset in force at its start.
+ */
+export function startOfLocalDate(date: string, timeZone: string | null): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const midnightUtc = Date.UTC(year, month - 1, day);
+  if (timeZone === null) return new Date(midnightUtc);
+  const first = midnightUtc - offsetMs(new Date(midnightUtc), timeZone);
+  return new Date(midnightUtc - offsetMs(new Date(first), timeZone));
+}
+
+/** The first day of the month after a date's (YYYY-MM-DD). */
+export function firstOfNextMonth(date: string): string {
+  const [year, month] = date.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, month, 1)).toISOString().slice(0, 10);
+}

@@ -39,14 +39,15 @@ export const lambdaEsbuildOptions = {
  * nothing, so a function that sends no codes bundles no SES or SNS client. The stack and the
  * benchmarks both bundle with these.
  */
-export function routeConditions(needs: { table: string; secret: boolean; sender: boolean }): string[] {
+export function routeConditions(needs: { table: string; secret: boolean; sender: boolean; speech?: boolean }): string[] {
   return [
     // esbuild adds `module` to the conditions only when none are given; without it packages'
     // ESM builds, which tree-shake (see mainFields), would give way to CommonJS ones (+165 KB).
     'module',
     ...(needs.table === 'none' ? ['route-without-table'] : []),
-    ...(needs.secret ? [] : ['route-without-secret']),
+    ...(needs.secret || needs.speech ? [] : ['route-without-secret']),
     ...(needs.sender ? [] : ['route-without-sender']),
+    ...(needs.speech ? [] : ['route-without-speech']),
   ];
 }
 
@@ -57,10 +58,25 @@ export function routeConditions(needs: { table: string; secret: boolean; sender:
  * (6.9 KB of every function, measured with `npm run bench`'s bundle build). The stack and the
  * benchmarks both bundle with it.
  */
-export function routeDefine(route: { providers?: boolean }): Record<string, string> {
+/**
+ * Which speech settings a route's bundle carries (`BUNDLED_SPEECH`, shared/bundle-defines.d.ts):
+ * the providers' addresses where it issues credentials (`speech`), the limits where the quota is
+ * read (the speech routes, the summary, support's view of an account), none elsewhere.
+ */
+export function speechSettingsOf(route: { path?: string; speech?: boolean }): 'issuer' | 'quota' | 'none' {
+  if (route.speech === true) return 'issuer';
+  const path = route.path ?? '';
+  return path.startsWith('/api/speech/') || path === '/api/users/me/summary' || path.startsWith('/admin/users') ? 'quota' : 'none';
+}
+
+export function routeDefine(route: { path?: string; providers?: boolean; speech?: boolean }): Record<string, string> {
   // A string, which esbuild inlines where it is read (an object define becomes a module of its own
   // that every module of the bundle imports).
-  return { BUNDLED_ROUTE: JSON.stringify(JSON.stringify(route)), BUNDLED_PROVIDERS: String(route.providers === true) };
+  return {
+    BUNDLED_ROUTE: JSON.stringify(JSON.stringify(route)),
+    BUNDLED_PROVIDERS: String(route.providers === true),
+    BUNDLED_SPEECH: JSON.stringify(speechSettingsOf(route)),
+  };
 }
 
 /**
@@ -68,4 +84,4 @@ export function routeDefine(route: { providers?: boolean }): Record<string, stri
  * so the providers' settings, keys and secrets port are folded out of its bundle: issue 38 leaves
  * the authorizer unchanged. The stack and the benchmarks both bundle it with these.
  */
-export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false' };
+export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false', BUNDLED_SPEECH: JSON.stringify('none') };

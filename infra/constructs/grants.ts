@@ -8,7 +8,7 @@ import { sesIdentityArn } from './service-function';
 import type { Construct } from 'constructs';
 
 /** What a function may be given: a route table entry's needs, a job's, or the authorizer's. */
-export type Needs = Pick<RouteDefinition, 'table' | 'secret' | 'dynamodb'> & Partial<Pick<RouteDefinition, 'sender' | 'providers' | 'providerSecret'>>;
+export type Needs = Pick<RouteDefinition, 'table' | 'secret' | 'dynamodb'> & Partial<Pick<RouteDefinition, 'sender' | 'providers' | 'providerSecret' | 'speech'>>;
 
 export interface GrantTargets {
   table: ITable;
@@ -17,6 +17,10 @@ export interface GrantTargets {
   secret: ISecret;
   /** Apple's private key and WeChat's app secrets: made only when Apple or WeChat is configured (infra/stack.ts). */
   providerSecret?: ISecret;
+  /** The speech providers' keys: made only when Azure, Deepgram or Tencent is offered (infra/stack.ts). */
+  speechSecret?: ISecret;
+  /** Amazon Transcribe is offered: the speech functions may start its streams. */
+  transcribe?: boolean;
   ses?: { fromAddress: string; identities: string[] };
 }
 
@@ -53,6 +57,11 @@ export const SECRET_READ_ACTIONS = ['secretsmanager:GetSecretValue'] as const;
  */
 export const EMAIL_ACTIONS = ['ses:SendEmail'] as const;
 export const SMS_ACTIONS = ['sns:Publish'] as const;
+/** What a presigned Amazon Transcribe streaming address needs of the role that signed it. */
+export const TRANSCRIBE_STREAM_ACTIONS = ['transcribe:StartStreamTranscriptionWebSocket'] as const;
+
+/** The reason recorded for cdk-nag when a speech function's role holds the Transcribe stream action on `*`. */
+export const TRANSCRIBE_WILDCARD_REASON = 'transcribe:StartStreamTranscriptionWebSocket supports no resource-level permissions; only the speech functions hold it (docs/speech.md)';
 
 /** The reason recorded for cdk-nag when a sender's role holds `sns:Publish` on `*`. */
 export const SMS_WILDCARD_REASON =
@@ -61,7 +70,8 @@ export const SMS_WILDCARD_REASON =
 /**
  * Grants one function exactly what its route table entry declares, and nothing it does not: the
  * DynamoDB actions it issues on the table and the indexes it queries, sending only with `sender`,
- * the root secret only with `secret`, the provider secret only with `providerSecret`.
+ * the root secret only with `secret`, the provider secret only with `providerSecret`, the speech
+ * secret and Transcribe's streams only with `speech`.
  */
 export function grantNeeds(scope: Construct, label: string, grantee: IGrantable, needs: Needs, targets: GrantTargets): void {
   const add = (statement: PolicyStatement) => grantee.grantPrincipal.addToPrincipalPolicy(statement);
@@ -78,6 +88,10 @@ export function grantNeeds(scope: Construct, label: string, grantee: IGrantable,
   if (needs.secret) add(new PolicyStatement({ actions: [...SECRET_READ_ACTIONS], resources: [targets.secret.secretArn] }));
   if (needs.providerSecret && !needs.providers) throw new Error(`${label}: providerSecret without providers`);
   if (needs.providerSecret && targets.providerSecret) add(new PolicyStatement({ actions: [...SECRET_READ_ACTIONS], resources: [targets.providerSecret.secretArn] }));
+  // Speech (docs/speech.md): the speech secret, and Transcribe's streams, whose presigned addresses
+  // the function's own role signs (the app's stream is authorised as this role).
+  if (needs.speech && targets.speechSecret) add(new PolicyStatement({ actions: [...SECRET_READ_ACTIONS], resources: [targets.speechSecret.secretArn] }));
+  if (needs.speech && targets.transcribe) add(new PolicyStatement({ actions: [...TRANSCRIBE_STREAM_ACTIONS], resources: ['*'] }));
 
   if (needs.sender) {
     if (targets.ses) {

@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { VERSION_PREFIX, routeId } from '../../shared/routes';
 import type { JobDefinition, RouteDefinition } from '../../shared/routes';
 import { routeConditions, routeDefine } from '../bundling/options';
-import { SMS_WILDCARD_REASON, grantNeeds, protectAuditTrail } from './grants';
+import { SMS_WILDCARD_REASON, TRANSCRIBE_WILDCARD_REASON, grantNeeds, protectAuditTrail } from './grants';
 import type { GrantTargets, Needs } from './grants';
 import { FunctionErrorAlarms } from './operations';
 import { DEFAULT_TIMEOUT, SMALL_MEMORY_MB, ServiceFunction, constructIdOf, memoryMbOf } from './service-function';
@@ -141,7 +141,7 @@ export class ServiceArea extends NestedStack {
         memorySize: memoryMbOf(route),
         timeout: route.hashesPasswords ? props.passwordHashingTimeout : DEFAULT_TIMEOUT,
         environment: props.functionEnvironment(route),
-        wildcardResourceReasons: route.sender ? [SMS_WILDCARD_REASON] : [],
+        wildcardResourceReasons: [...(route.sender ? [SMS_WILDCARD_REASON] : []), ...(route.speech && props.targets.transcribe ? [TRANSCRIBE_WILDCARD_REASON] : [])],
         conditions: routeConditions(route),
         define: routeDefine(route),
       });

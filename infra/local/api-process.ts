@@ -1,6 +1,7 @@
 import { parseConfig } from '../../shared/config';
 import { systemClock } from '../../shared/ports/clock';
 import type { ProviderSecrets } from '../../shared/ports/provider-secrets';
+import type { SpeechKeys } from '../../shared/ports/speech';
 import { DevOutbox } from './dev-outbox';
 import type { OutboxEntry } from './dev-outbox';
 import { startLocalServer } from './server';
@@ -19,6 +20,8 @@ export interface ApiProcessStart {
   settings: Record<string, string | undefined>;
   rootSecret: string;
   providerSecrets: ProviderSecrets;
+  /** The speech providers' keys (shared/ports/speech.ts). */
+  speechKeys?: SpeechKeys;
   adminCredentials: LocalAdminCredentials;
   port: number;
   host: string;
@@ -37,6 +40,7 @@ process.once('message', (message: ApiProcessStart) => {
       rootSecret: message.rootSecret,
       outbox: new DevOutbox(systemClock, true, message.outbox, (entry) => tell({ type: 'outbox', entry })),
       providerSecrets: message.providerSecrets,
+      ...(message.speechKeys ? { speechKeys: message.speechKeys } : {}),
       port: message.port,
       host: message.host,
       adminCredentials: message.adminCredentials,

@@ -19,6 +19,13 @@ import type { CryptoKey, JWK, JWTPayload } from 'jose';
  * - WeChat (`/wechat`, WECHAT_API_URL): `GET /sns/oauth2/access_token` (appid, secret, code,
  *   grant_type=authorization_code), errors as WeChat reports them: a 200 with `errcode`
  *   (40013 invalid appid, 40125 invalid secret, 40029 invalid code, 40163 code already used).
+ * - Azure Speech's token endpoint (`POST /azure/sts/v1.0/issueToken`, AZURE_SPEECH_STS_URL): the
+ *   key in `Ocp-Apim-Subscription-Key`, a token as text (valid 10 minutes), 401 with Azure's JSON
+ *   for a wrong or missing key (issue 44).
+ * - Deepgram's grant (`POST /deepgram/v1/auth/grant`, DEEPGRAM_API_URL `<url>/deepgram`):
+ *   `Authorization: Token <key>`, `{"ttl_seconds": n}` (1 to 3600, default 30), answers
+ *   `{access_token, expires_in}`; 401 `INVALID_AUTH` for a wrong key.
+ *   Both can be made to fail (`speech.mode`: `fail` answers 503, `hang` never answers).
  * - Issuing, for a subject and e-mail you choose: `GET /` (a page with a form per provider) and
  *   `POST /issue/apple`, `/issue/google`, `/issue/wechat`, `/issue/apple-notification` (JSON in,
  *   JSON out): an identity token and authorization code, an ID token, a WeChat code, or a signed
@@ -154,6 +161,19 @@ export interface ProviderStandIns {
     keys: KeySet;
     issue(identity: GoogleIdentity): Promise<{ idToken: string }>;
   };
+  /** Addresses for AZURE_SPEECH_STS_URL and DEEPGRAM_API_URL. */
+  azureStsUrl: string;
+  deepgramUrl: string;
+  speech: {
+    /** The keys the stand-ins take (AZURE_SPEECH_KEY, DEEPGRAM_API_KEY). */
+    azureKey: string;
+    deepgramKey: string;
+    /** Every token issued, by provider, in order: what the app must get. */
+    issued: { azure: string[]; deepgram: { token: string; ttlSeconds: number }[] };
+    /** `ok`; `fail`: 503; `hang`: the request is held unanswered (a provider timing out). */
+    mode: 'ok' | 'fail' | 'hang';
+    requests: number;
+  };
   wechat: {
     /** App id → secret of the apps the stand-in knows. */
     apps: Map<string, string>;
@@ -210,6 +230,9 @@ export async function startProviderStandIns(
     appleClientId?: string;
     googleClientId?: string;
     wechatApps?: Record<string, string>;
+    /** The keys Azure's and Deepgram's stand-ins take (random unless given). */
+    azureSpeechKey?: string;
+    deepgramApiKey?: string;
     /** The providers' clock in ms (tests and the bench: the service's movable clock); the system's by default. */
     now?: () => number;
   } = {},
@@ -229,6 +252,58 @@ export async function startProviderStandIns(
   let failingRevocations = 0;
   const wechatApps = new Map(Object.entries(options.wechatApps ?? {}));
   const counters = { tokenRequests: 0, wechatExchanges: 0 };
+  const speech: ProviderStandIns['speech'] = {
+    azureKey: options.azureSpeechKey ?? randomBytes(16).toString('hex'),
+    deepgramKey: options.deepgramApiKey ?? randomBytes(20).toString('hex'),
+    issued: { azure: [], deepgram: [] },
+    mode: 'ok',
+    requests: 0,
+  };
+
+  /** Azure's STS and Deepgram's grant; true when the request was theirs. */
+  async function speechHandle(method: string, path: string, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+    const azure = method === 'POST' && path === '/azure/sts/v1.0/issueToken';
+    const deepgram = method === 'POST' && path === '/deepgram/v1/auth/grant';
+    if (!azure && !deepgram) return false;
+    speech.requests++;
+    const body = await readBody(request);
+    if (speech.mode === 'hang') return true; // never answered: closed with the server
+    if (speech.mode === 'fail') {
+      json(response, 503, { error: 'service unavailable' });
+      return true;
+    }
+    if (azure) {
+      if (request.headers['ocp-apim-subscription-key'] !== speech.azureKey) {
+        json(response, 401, { error: { code: '401', message: 'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.' } });
+        return true;
+      }
+      // A JWT in Azure's answer; its content is Azure's business, the app passes it on.
+      const issued = `eyJhbGciOiJodHRwOi8vd3d3LnczLm9yZy8yMDAxLzA0L3htbGRzaWctbW9yZSNobWFjLXNoYTI1NiIsInR5cCI6IkpXVCJ9.${Buffer.from(JSON.stringify({ region: 'local', exp: nowSeconds() + 600 })).toString('base64url')}.${token(32)}`;
+      speech.issued.azure.push(issued);
+      response.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(issued) });
+      response.end(issued);
+      return true;
+    }
+    if (request.headers.authorization !== `Token ${speech.deepgramKey}`) {
+      json(response, 401, { err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.', request_id: randomBytes(8).toString('hex') });
+      return true;
+    }
+    let ttl = 30;
+    if (body !== '') {
+      const parsed = JSON.parse(body) as { ttl_seconds?: unknown };
+      if (parsed.ttl_seconds !== undefined) {
+        if (typeof parsed.ttl_seconds !== 'number' || parsed.ttl_seconds < 1 || parsed.ttl_seconds > 3600) {
+          json(response, 400, { err_code: 'BAD_REQUEST', err_msg: 'ttl_seconds must be between 1 and 3600' });
+          return true;
+        }
+        ttl = parsed.ttl_seconds;
+      }
+    }
+    const issued = token(40);
+    speech.issued.deepgram.push({ token: issued, ttlSeconds: ttl });
+    json(response, 200, { access_token: issued, expires_in: ttl });
+    return true;
+  }
 
   const appleIdToken = (identity: AppleIdentity, extra: JWTPayload = {}) => {
     const iat = nowSeconds();
@@ -277,6 +352,7 @@ export async function startProviderStandIns(
     // `/run-<n>/...` is the same stand-in at another address (tests: a key set new to the process).
     const path = url.pathname.replace(/^\/run-\d+(?=\/)/, '');
     const method = request.method ?? 'GET';
+    if (await speechHandle(method, path, request, response)) return;
     if (method === 'GET' && (path === '/apple/auth/keys' || path === '/google/oauth2/v3/certs')) {
       const keys = path.startsWith('/apple') ? appleKeys : googleKeys;
       keys.fetches++;
@@ -416,6 +492,9 @@ export async function startProviderStandIns(
     appleUrl: `${url}/apple`,
     googleJwksUrl: `${url}/google/oauth2/v3/certs`,
     wechatUrl: `${url}/wechat`,
+    azureStsUrl: `${url}/azure/sts/v1.0/issueToken`,
+    deepgramUrl: `${url}/deepgram`,
+    speech,
     apple: {
       keys: appleKeys,
       teamId,

@@ -23,6 +23,8 @@ import type { Clock } from '../../shared/ports/clock';
 import type { CodeSender } from '../../shared/ports/code-sender';
 import type { SecretSource } from '../../shared/ports/secrets';
 import type { ProviderSecrets } from '../../shared/ports/provider-secrets';
+import type { SpeechKeys } from '../../shared/ports/speech';
+import { speechProviders } from '../../shared/adapters/speech/index';
 import { CODE_PATH_PREFIX, authorizer, jobs, routes, versionedPaths } from '../../shared/routes';
 import type { JobDefinition, RouteDefinition } from '../../shared/routes';
 import { DOCS_SECURITY_HEADERS, docsSiteFiles } from '../tools/docs-site';
@@ -54,6 +56,8 @@ export interface LocalServerOptions {
   logSink?: LogSink;
   /** Apple's private key and WeChat's app secrets (APPLE_PRIVATE_KEY, WECHAT_APP_SECRETS locally; shared/ports/provider-secrets.ts). */
   providerSecrets?: ProviderSecrets;
+  /** The speech providers' keys (AZURE_SPEECH_KEY ... locally; shared/ports/speech.ts). */
+  speechKeys?: SpeechKeys;
   /** Ports in place of the dev outbox and the root secret (tests of AWS adapters and faults). */
   ports?: { codeSender?: CodeSender; secrets?: SecretSource };
   /**
@@ -325,7 +329,8 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     logSink: options.logSink,
     metrics: () => metrics,
     database,
-    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret, providerSecrets: async () => options.providerSecrets ?? {} },
+    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret, providerSecrets: async () => options.providerSecrets ?? {}, speechKeys: async () => options.speechKeys ?? {} },
+    speech: speechProviders,
     codeSender: () => options.ports?.codeSender ?? options.outbox,
   });
 

@@ -16,6 +16,7 @@ import { DEFAULT_LOCAL_ADMIN_CREDENTIALS } from './sigv4-check';
 import { startProviderStandIns } from './provider-stand-ins';
 import { localProviderSecrets } from '../../shared/ports/provider-secrets';
 import { LAMBDA_NODE_MAJOR } from './lambda-node.mjs';
+import { localSpeechKeys } from '../../shared/ports/speech';
 
 /**
  * `npm start`, and `npm run start:deployed` (`npm start -- --deployed`): the deployed bundles, built
@@ -69,6 +70,13 @@ async function main() {
     GOOGLE_JWKS_URL: standIns.googleJwksUrl,
     WECHAT_APP_IDS: local.wechatApp,
     WECHAT_API_URL: standIns.wechatUrl,
+    // Speech (docs/speech.md): Azure's token endpoint and Deepgram's grant are the stand-ins; Amazon
+    // Transcribe's and Tencent's addresses are signed here (Transcribe with the environment's AWS
+    // credentials, Tencent with a local key pair unless the environment names real ones).
+    SPEECH_PROVIDERS: 'azure,deepgram,aws,tencent',
+    AZURE_SPEECH_STS_URL: standIns.azureStsUrl,
+    DEEPGRAM_API_URL: standIns.deepgramUrl,
+    TENCENT_ASR_APP_ID: '1250000000',
   };
   const settings = {
     TABLE_NAME: 'captioning-local',
@@ -87,6 +95,14 @@ async function main() {
     applePrivateKey: standIns.apple.privateKeyPem,
     wechatAppSecrets: { [local.wechatApp]: local.wechatSecret },
     ...localProviderSecrets(process.env),
+  };
+  // The speech providers' keys: the stand-ins' for Azure and Deepgram, a local pair for Tencent, unless the environment names real ones.
+  const speechKeys = {
+    azureSpeechKey: standIns.speech.azureKey,
+    deepgramApiKey: standIns.speech.deepgramKey,
+    tencentSecretId: `AKIDlocal${randomBytes(8).toString('hex')}`,
+    tencentSecretKey: randomBytes(16).toString('hex'),
+    ...localSpeechKeys(process.env),
   };
   let server: { url: string; close(): Promise<void> } | undefined;
   const dynamo = await superviseDynamoDbLocal(
@@ -121,13 +137,14 @@ async function main() {
     const host = process.env.HOST ?? '127.0.0.1';
     // The sources' API reloads in a process of its own (api-supervisor.ts); the deployed bundles do not change under it.
     server = watching && !deployed
-      ? await superviseApi({ settings: apiSettings, rootSecret, providerSecrets, adminCredentials, port, host })
+      ? await superviseApi({ settings: apiSettings, rootSecret, providerSecrets, speechKeys, adminCredentials, port, host })
       : await startLocalServer({
           config,
           clock: systemClock,
           rootSecret,
           outbox,
           providerSecrets,
+          speechKeys,
           metrics,
           ...(functions ? { functions } : {}),
           port,
@@ -146,6 +163,7 @@ async function main() {
     `Admin API (/admin, SigV4 for execute-api in ${config.AWS_REGION}): LOCAL_ADMIN_ACCESS_KEY_ID=${adminCredentials.accessKeyId} LOCAL_ADMIN_SECRET_ACCESS_KEY=${adminCredentials.secretAccessKey}  (npm run admin -- find --email ...)`,
   );
   console.log(`Apple, Google and WeChat stand-ins: ${standIns.url}/ (issue a token or code for a subject and e-mail you choose)`);
+  console.log(`Speech: Azure's token endpoint and Deepgram's grant are stand-ins at ${standIns.url}; SPEECH_PROVIDERS=${config.SPEECH_PROVIDERS.join(',')} (docs/speech.md)`);
   if (!deployed) {
     console.log(
       watching

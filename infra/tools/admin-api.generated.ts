@@ -298,6 +298,16 @@ export interface components {
             current?: components["schemas"]["TranscriptionRecord"];
             /** @description RECORD_DELETED: what is left of the deleted record */
             tombstone?: components["schemas"]["RecordTombstone"];
+            /** @description LANGUAGE_NOT_SUPPORTED: this deployment’s speech providers that serve the language */
+            supportedProviders?: ("azure" | "deepgram" | "aws" | "tencent")[];
+            /** @description PROVIDER_UNAVAILABLE of a speech session: the other configured providers that serve the language */
+            fallbackProviders?: ("azure" | "deepgram" | "aws" | "tencent")[];
+            /**
+             * Format: date-time
+             * @description SPEECH_QUOTA_EXHAUSTED: when minutes come back (the next local midnight, or the next month)
+             * @example 2026-01-29T10:30:00Z
+             */
+            resetsAt?: string;
         };
         /** @description A deleted record: its ids, the revision of the deletion and when it happened; never its content. */
         RecordTombstone: {

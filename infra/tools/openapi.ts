@@ -98,6 +98,7 @@ const TAGS: Record<string, { name: string; description: string }> = {
   behavior: { name: 'Behavior', description: 'Logins and interface choices the app records, and their statistics.' },
   health: { name: 'Service', description: 'Health (the table can be read) and this reference.' },
   openapi: { name: 'Service', description: '' },
+  speech: { name: 'Speech', description: 'Speech sessions: short-lived credentials of the speech providers, minutes metered by the service and limited per person (docs/speech.md).' },
   admin: { name: 'Support', description: 'The support team\'s operations on accounts and serials, IAM-signed and audited (docs/support.md).' },
 };
 
@@ -399,13 +400,26 @@ function operation(converter: SchemaConverter, sharedResponses: Record<string, u
     ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
     ...(definition.etag ? { ETag: ref('headers', 'ETag') } : {}),
   };
-  const responses: Operation['responses'] = {
-    '200': {
-      description: isList ? `A page of the list, newest first (up to \`limit\`, default ${DEFAULT_PAGE_SIZE}).` : 'OK',
-      ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
-      content: { 'application/json': { schema: responseSchema } },
-    },
-  };
+  const responses: Operation['responses'] = definition.created
+    ? {
+        '200': {
+          description: 'A repeat of the request that made it: the same resource, with `Idempotent-Replayed: true`.',
+          headers: { ...successHeaders, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+          content: { 'application/json': { schema: responseSchema } },
+        },
+        '201': {
+          description: 'Created',
+          ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
+          content: { 'application/json': { schema: responseSchema } },
+        },
+      }
+    : {
+        '200': {
+          description: isList ? `A page of the list, newest first (up to \`limit\`, default ${DEFAULT_PAGE_SIZE}).` : 'OK',
+          ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
+          content: { 'application/json': { schema: responseSchema } },
+        },
+      };
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) responses[String(status)] = errorResponse(byStatus.get(status)!, sharedResponses);
 
   const allParameters = [

@@ -6,6 +6,7 @@ import { settingsOf } from '../behavior/behavior-service';
 import { PUBLIC_USER_FIELDS, publicUser } from '../identity/account-service';
 import type { ServiceContext } from '../service-context';
 import { readUsageAround, usageInZone } from '../transcriptions/transcription-service';
+import { readSpeechQuotaAround, speechQuotaInZone } from '../speech/session-service';
 
 /** The devices the summary carries: the first page of `GET /api/devices` at this size. */
 export const SUMMARY_DEVICES = 20;
@@ -18,7 +19,8 @@ export const SUMMARY_USAGE_DAYS = 7;
  * `GET /api/transcriptions/usage?days=7`) and the settings to restore (the last value of each
  * event type, from the statistics items).
  *
- * Four DynamoDB requests, all at once: the profile read, which is also the account check of the
+ * Seven DynamoDB requests, all at once (the speech quota's three: its live sessions, and the day
+ * and month items around today in UTC, which hold the account's own today whatever its zone): the profile read, which is also the account check of the
  * other three and gives the time zone the usage is cut by, and one Query each for the devices, the
  * usage items and the statistics items. Each of those reads, standing alone, would make its own
  * account check: seven requests for the same answer.
@@ -30,10 +32,13 @@ export async function summary(ctx: ServiceContext, account: AccountRef) {
       listDevices(ctx.db, account.userId, { limit: SUMMARY_DEVICES }),
       readUsageAround(ctx, account.userId, now, SUMMARY_USAGE_DAYS),
       readStats(ctx.db, account.userId),
+      readSpeechQuotaAround(ctx, account.userId, now),
     ]),
   );
-  const [devices, usageRead, types] = result;
+  const [devices, usageRead, types, speechRead] = result;
   const usage = usageInZone(usageRead, profile.timeZone, now, SUMMARY_USAGE_DAYS);
+  // The speech minutes (as GET /api/speech/quota), cut to the account's own today.
+  const speech = speechQuotaInZone(ctx, speechRead, profile.timeZone, now);
   return {
     user: publicUser(profile),
     devices: { items: devices.items, hasMore: devices.nextCursor !== undefined, nextCursor: devices.nextCursor ?? null },
@@ -43,5 +48,6 @@ export async function summary(ctx: ServiceContext, account: AccountRef) {
       dailyUsage: usage.dailyUsage,
     },
     settings: settingsOf(types),
+    speech,
   };
 }

@@ -7,6 +7,8 @@ import { rootSecretId, secretStringOf } from '../ports/secrets';
 import { providerSecretsOf } from '../ports/provider-secrets';
 import type { ProviderSecrets } from '../ports/provider-secrets';
 import type { SecretSource } from '../ports/secrets';
+import { speechKeysOf } from '../ports/speech';
+import type { SpeechKeys } from '../ports/speech';
 import { ServiceUnavailableError } from '../errors';
 
 /** Attempts per read, the first included (the SDK's standard retry mode backs off between them). */
@@ -23,7 +25,8 @@ const SECRETS_MAX_ATTEMPTS = 3;
  * (signed-reads.ts).
  */
 export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClientConfig, 'endpoint' | 'credentials'> = {}): SecretSource {
-  const secretId = rootSecretId(cfg);
+  // The root secret's ARN only where it is read: the speech functions read the speech secret alone.
+  const secretId = () => rootSecretId(cfg);
   const client = new SecretsManagerClient({
     region: cfg.AWS_REGION,
     maxAttempts: SECRETS_MAX_ATTEMPTS,
@@ -32,6 +35,7 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     ...reach,
   });
   let providers: { pending: Promise<ProviderSecrets>; at: number } | undefined;
+  let speech: { pending: Promise<SpeechKeys>; at: number } | undefined;
   const read = async (id: string) => {
     let result;
     try {
@@ -45,7 +49,22 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     return secretStringOf(result);
   };
   return {
-    rootSecret: () => read(secretId),
+    rootSecret: () => read(secretId()),
+    // The speech providers' keys (shared/ports/speech.ts), read again after KEYS_MAX_AGE_SECONDS as
+    // the others; only in the bundles of routes that issue speech credentials (shared/bundle-defines.d.ts).
+    ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer'
+      ? {}
+      : {
+          speechKeys: () => {
+            const now = Date.now();
+            if (!speech || now - speech.at >= cfg.KEYS_MAX_AGE_SECONDS * 1000) {
+              const pending = cfg.SPEECH_SECRET_ARN ? read(cfg.SPEECH_SECRET_ARN).then(speechKeysOf) : Promise.resolve({});
+              pending.catch(() => (speech = undefined));
+              speech = { pending, at: now };
+            }
+            return speech.pending;
+          },
+        }),
     // Apple's private key and WeChat's app secrets, one JSON secret (shared/ports/provider-secrets.ts),
     // read again after KEYS_MAX_AGE_SECONDS as the root secret is; a failed read is not kept.
     providerSecrets: () => {

@@ -5,11 +5,13 @@ import type { RouteDefinition } from '../routes';
 import { awsCodeSender } from '#adapters/code-sender';
 import { secretsManagerSource } from '#adapters/secrets';
 import { database } from '#adapters/table';
+import { speechProviders } from '#adapters/speech';
 
 /**
  * The AWS adapters a function gets, derived from its route table entry (the one place a route's
  * needs are declared): the DynamoDB client where `table` is not `none`, the Secrets Manager
- * source where `secret`, the SES/SNS sender where `sender`.
+ * source where `secret` (or `speech`, for the speech secret), the SES/SNS sender where `sender`,
+ * the speech providers' adapters where `speech`.
  *
  * A function must not bundle a client it never uses (openapi.json no DynamoDB client, only the
  * code-sending functions SES and SNS). The stack and the benchmarks bundle each function with the
@@ -21,10 +23,12 @@ import { database } from '#adapters/table';
  * itself free of side effects, so esbuild keeps a static import of it even where no code calls it
  * (openapi.json measured 279 KB with the DynamoDB client, 76 KB without).
  */
-export function routeAdapters(route: Pick<RouteDefinition, 'table' | 'secret' | 'sender'>): Pick<ContextDeps, 'database' | 'secrets' | 'codeSender'> {
+export function routeAdapters(route: Pick<RouteDefinition, 'table' | 'secret' | 'sender' | 'speech'>): Pick<ContextDeps, 'database' | 'secrets' | 'codeSender' | 'speech'> {
   return {
     database: route.table !== 'none' ? database : undefined,
-    secrets: route.secret ? secretsManagerSource : undefined,
+    // The speech functions read the speech secret (the providers' keys) through the same source.
+    secrets: route.secret || route.speech ? secretsManagerSource : undefined,
     codeSender: route.sender ? awsCodeSender : undefined,
+    speech: route.speech ? speechProviders : undefined,
   };
 }

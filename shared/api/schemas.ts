@@ -350,6 +350,97 @@ const settingSchema = /* @__PURE__ */ built(() =>
   }),
 );
 
+/** Speech sessions (issue 44, docs/speech.md): the providers a deployment may offer. */
+export const speechProviderSchema = /* @__PURE__ */ built(() =>
+  z.enum(['azure', 'deepgram', 'aws', 'tencent']).check(z.describe('The speech provider: Azure Speech, Deepgram, Amazon Transcribe or Tencent Cloud ASR')),
+);
+
+const quotaPeriodSchema = (date: string) =>
+  z.object({
+    date: z.string().check(z.describe(date)),
+    usedSeconds: z.int().check(z.minimum(0), z.describe('Seconds charged to speech sessions started in it')),
+    limitSeconds: z.int().check(z.minimum(0), z.describe('The account’s limit (SPEECH_DAILY_SECONDS / SPEECH_MONTHLY_SECONDS unless support set its own)')),
+    remainingSeconds: z.int().check(z.minimum(0)),
+    resetsAt: timestampSchema.check(z.describe('When it starts again: the next local midnight (or the first of the next month), in UTC')),
+  });
+
+/** GET /api/speech/quota, and the `quota` of every speech answer and of the summary. */
+export const speechQuotaSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      day: quotaPeriodSchema('Today in the account’s time zone (UTC while none is set), YYYY-MM-DD'),
+      month: quotaPeriodSchema('This month in the account’s time zone, YYYY-MM'),
+      sessionMaxSeconds: z.int().check(z.positive(), z.describe('The longest one session may last (SPEECH_SESSION_MAX_SECONDS)')),
+      liveSessions: z.int().check(z.minimum(0), z.describe('Sessions started and neither ended nor expired')),
+    }),
+  { id: 'SpeechQuota', description: 'The speech minutes of the account: today’s and this month’s, in its own time zone.' },
+);
+
+const speechCredentialFields = /* @__PURE__ */ built(() => ({
+  credential: z.object({
+    kind: z.enum(['token', 'url']).check(z.describe('`token`: send `value` as `connect.headers` shows; `url`: `value` is the signed address to open')),
+    value: z.string().check(z.describe('The short-lived credential (never the provider’s key)')),
+    expiresAt: timestampSchema,
+    renewAfter: timestampSchema.check(z.describe('Renew (or take the next renewal’s credential) by then')),
+  }),
+  connect: z.object({
+    url: z.string().check(z.describe('The provider’s streaming address for the language and rate')),
+    headers: z.optional(z.record(z.string(), z.string()).check(z.describe('Headers to send when connecting (`Authorization`)'))),
+    region: z.optional(z.string()),
+  }),
+  limits: z.object({
+    maxSeconds: z.int().check(z.minimum(0), z.describe('The most this session may be charged: the smallest of the day’s and month’s remainder and the session maximum')),
+    heartbeatSeconds: z.int().check(z.positive(), z.describe('Renew every this many seconds while streaming; a session not renewed within two is expired')),
+  }),
+  quota: speechQuotaSchema,
+}));
+
+/** POST /api/speech/sessions. */
+export const speechSessionSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      sessionId: z.string().check(z.describe('The session (a UUID)')),
+      provider: speechProviderSchema,
+      language: z.string(),
+      startedAt: timestampSchema,
+      serverTime: timestampSchema.check(z.describe('The service’s clock now, which the metering goes by')),
+      ...speechCredentialFields,
+    }),
+  { id: 'SpeechSession', description: 'A speech session: the short-lived credential, where to connect, its limits and the quota.' },
+);
+
+/** POST /api/speech/sessions/{sessionId}/renew. */
+export const speechRenewalSchema = /* @__PURE__ */ named(() => z.object(speechCredentialFields), {
+  id: 'SpeechRenewal',
+  description: 'The time since the last renewal is charged; a credential valid for at least another heartbeat.',
+});
+
+/** POST /api/speech/sessions/{sessionId}/end. */
+export const speechSessionEndSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      sessionId: z.string(),
+      chargedSeconds: z.int().check(z.minimum(0), z.describe('What the session was charged in all')),
+      quota: speechQuotaSchema,
+    }),
+  { id: 'SpeechSessionEnd', description: 'The settled session.' },
+);
+
+/** A speech session as the export lists it. */
+export const exportedSpeechSessionSchema = /* @__PURE__ */ named(
+  () =>
+    z.object({
+      sessionId: z.string(),
+      provider: speechProviderSchema,
+      language: z.string(),
+      startedAt: timestampSchema,
+      endedAt: z.nullable(timestampSchema).check(z.describe('Null while live')),
+      chargedSeconds: z.int().check(z.minimum(0)),
+      clientRecordId: z.nullable(z.string()).check(z.describe('The record the app said the session produced')),
+    }),
+  { id: 'ExportedSpeechSession', description: 'A speech session: provider, language, start, charge and the record it produced.' },
+);
+
 /** GET /api/users/me/summary: the reads an app makes when it opens, in one answer (issue 29). */
 export const userSummarySchema = /* @__PURE__ */ named(
   () =>
@@ -376,6 +467,7 @@ export const userSummarySchema = /* @__PURE__ */ named(
       settings: z.object(Object.fromEntries(GENERAL_EVENT_TYPES.map((eventType) => [eventType, z.optional(settingSchema)])) as Record<GeneralEventType, z.ZodMiniOptional<typeof settingSchema>>).check(
         z.describe('Per general event type ever recorded, its last value; types never recorded are absent'),
       ),
+      speech: speechQuotaSchema.check(z.describe('As `GET /api/speech/quota`')),
     }),
   {
     id: 'UserSummary',
@@ -454,6 +546,7 @@ export const exportPageSchema = /* @__PURE__ */ named(
       profile: z.optional(userSchema.check(z.describe('First page only: the account, as `GET /api/users/me` answers it'))),
       devices: z.optional(z.array(deviceSchema).check(z.describe('First page only: every bound device, newest binding first'))),
       sessions: z.optional(z.array(activeSessionSchema).check(z.describe('First page only: the signed-in sessions, as `GET /api/auth/sessions` lists them'))),
+      speechSessions: z.optional(z.array(exportedSpeechSessionSchema).check(z.describe('First page only: the speech sessions, newest first'))),
       transcriptions: z.array(transcriptionRecordSchema).check(z.describe('Records with their full text, oldest first, continuing from the previous page')),
       events: z.array(behaviorEventSchema).check(z.describe('After the last record: behavior events, by type, each type oldest first')),
       nextCursor: z.nullable(z.string()).check(z.describe('Pass as `?cursor=` for the next page; null on the last page')),
@@ -549,6 +642,9 @@ export const errorBodySchema = /* @__PURE__ */ named(
       requestId: z.optional(z.string().check(z.describe('On 5xx answers from a function: quote it when reporting a problem'))),
       current: z.optional(transcriptionRecordSchema.check(z.describe('RECORD_CHANGED: the record as it is now'))),
       tombstone: z.optional(recordTombstoneSchema.check(z.describe('RECORD_DELETED: what is left of the deleted record'))),
+      supportedProviders: z.optional(z.array(speechProviderSchema).check(z.describe('LANGUAGE_NOT_SUPPORTED: this deployment’s speech providers that serve the language'))),
+      fallbackProviders: z.optional(z.array(speechProviderSchema).check(z.describe('PROVIDER_UNAVAILABLE of a speech session: the other configured providers that serve the language'))),
+      resetsAt: z.optional(timestampSchema.check(z.describe('SPEECH_QUOTA_EXHAUSTED: when minutes come back (the next local midnight, or the next month)'))),
     }),
   { id: 'Error', description: 'Every non-2xx answer (contract section 2).' },
 );

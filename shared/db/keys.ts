@@ -36,6 +36,10 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  * | SMS sent, one shard of an hour | SMS#<hour>#<shard>   | COUNT         |
  * | health probe (never written)| HEALTH                  | PROBE         |
  * | admin audit entry (4)       | AUDIT#<target>          | AT#<time ms>#<requestId> |
+ * | speech session (8)          | USER#<userId>           | SPEECH#SESSION#<sessionId> |
+ * | app's speech session id     | USER#<userId>           | SPEECH#CLIENT#<clientSessionId> |
+ * | live speech sessions, limits| USER#<userId>           | SPEECH#STATE  |
+ * | speech seconds of a day/month | USER#<userId>         | SPEECH#DAY#<date>, SPEECH#MONTH#<yyyy-mm> |
  *
  * (1) also in the ByCreated index with LSK `DEV#<createdAt ms>#<sn>`, for newest-first lists.
  * (2) and a marker attribute `session#<sessionId>` on the user profile while the session lives
@@ -53,6 +57,10 @@ import { PARTITION_KEY, SORT_KEY } from './table';
  *     provider per account, and what the profile knows of its ways in.
  * (7) written with an account's deletion, outside its partition, and deleted once Apple confirmed
  *     the revocation or gave up on (shared/db/apple-revocations-repository.ts).
+ * (8) speech sessions (docs/speech.md): the state item holds the live sessions (id -> the moment
+ *     each expires unrenewed) and support's own limits; the day and month items the seconds
+ *     charged in the person's own day and month, changed in each charge's transaction
+ *     (shared/db/speech-repository.ts).
  *
  * (8) the live channel (docs/realtime.md): a ticket lives 60 s and is spent by the connection it
  *     opens; a connection item lives while its WebSocket is open (TTL past API Gateway's 2 hours).
@@ -119,6 +127,19 @@ export const keys = {
   auditEntry: (target: AuditTarget, atMs: string, requestId: string) => key(auditPartition(target), `AT#${atMs}#${requestId}`),
 };
 
+/**
+ * The speech items' builders (see (8) above), apart from `keys` so that only the functions that
+ * read speech items bundle them (every function bundles `keys` whole).
+ */
+export const speechKeys = {
+  speechSession: (userId: number, sessionId: string) => key(`USER#${userId}`, `SPEECH#SESSION#${sessionId}`),
+  speechClientSession: (userId: number, clientSessionId: string) => key(`USER#${userId}`, `SPEECH#CLIENT#${clientSessionId}`),
+  speechState: (userId: number) => key(`USER#${userId}`, 'SPEECH#STATE'),
+  /** `<date>` is the person's local YYYY-MM-DD, `<month>` YYYY-MM (as usage statistics count days). */
+  speechDay: (userId: number, date: string) => key(`USER#${userId}`, `SPEECH#DAY#${date}`),
+  speechMonth: (userId: number, month: string) => key(`USER#${userId}`, `SPEECH#MONTH#${month}`),
+};
+
 /** What an admin request acted on: an account, a serial, or (a lookup that found nothing) neither. */
 export interface AuditTarget {
   userId?: number | undefined;
@@ -150,6 +171,7 @@ export const sortKeyPrefix = {
   passkey: 'PASSKEY#',
   auditEntry: 'AT#',
   social: 'SOCIAL#',
+  speechSession: 'SPEECH#SESSION#',
 };
 
 /** The profile attribute naming the account's identity of a provider (see (6) above). */

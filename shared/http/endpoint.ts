@@ -89,6 +89,11 @@ export interface EndpointDefinition<B, Q, P, R = undefined, T = ResultBody<R>> {
    */
   response?: R;
   docs: EndpointDocs;
+  /**
+   * Answers 201 when it makes a resource (`run` returns a Reply with status 201) and 200 when a
+   * repeat answers the one made before (with `Idempotent-Replayed: true`): both are documented.
+   */
+  created?: boolean;
   /** Honours Idempotency-Key: `idempotentIn(scope)` of shared/http/middlewares/idempotency.ts. */
   idempotency?: Idempotency;
   /**
@@ -159,6 +164,9 @@ export function endpoint<
         providerSecrets: () => app.providerSecrets(),
         get codeSender() {
           return app.codeSender;
+        },
+        get speech() {
+          return app.speech;
         },
         log: context.log!,
         metrics: context.metrics!,

@@ -11,6 +11,10 @@ export interface ErrorBody {
   /** RECORD_CHANGED: the record as it is now; RECORD_DELETED: its tombstone. */
   current?: unknown;
   tombstone?: unknown;
+  /** Speech sessions (docs/speech.md): LANGUAGE_NOT_SUPPORTED, PROVIDER_UNAVAILABLE, SPEECH_QUOTA_EXHAUSTED. */
+  supportedProviders?: string[];
+  fallbackProviders?: string[];
+  resetsAt?: string;
 }
 
 export interface ErrorResponse {
@@ -46,6 +50,7 @@ export function errorResponse(error: unknown, requestId: string | undefined): Er
   if (error instanceof RetryLaterError) {
     body.retryAfterSeconds = error.retryAfterSeconds;
     headers['Retry-After'] = String(error.retryAfterSeconds);
+    if (error.answer) Object.assign(body, error.answer);
   } else if (mapped.status === 503 || mapped.status === 429) headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   if (mapped.status >= 500 && requestId) body.requestId = requestId;
   return { status: mapped.status, body, headers };

@@ -5,11 +5,12 @@ import type { Logger } from '../logging/logger';
 import { errorResponse } from './error-map';
 import { SECURITY_HEADERS, corsHeaders, headerValue } from './headers';
 
-/** A result with response headers of its own (pagination links). */
+/** A result with response headers of its own (pagination links), or another success status (201 for a resource made). */
 export class Reply<T = unknown> {
   constructor(
     readonly body: T,
     readonly headers: Record<string, string> = {},
+    readonly status: 200 | 201 = 200,
   ) {}
 }
 
@@ -40,7 +41,7 @@ function proxyResult(status: number, body: unknown, headers: Record<string, stri
 
 export function resultToResponse(result: unknown, event: APIGatewayProxyEvent, cfg: Config): APIGatewayProxyResult {
   return result instanceof Reply
-    ? proxyResult(200, result.body, result.headers, event, cfg)
+    ? proxyResult(result.status, result.body, result.headers, event, cfg)
     : proxyResult(200, result ?? null, {}, event, cfg);
 }
 

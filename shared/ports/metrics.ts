@@ -58,9 +58,19 @@ export const METRICS = {
   RealtimeGoneConnections: undefined,
   /** A connection closed because its session ended (sign-out, disable, password change ...). */
   RealtimeSessionsClosed: undefined,
+  /** Speech sessions (issue 44, docs/speech.md), by provider: sessions started (not repeats). */
+  SpeechSessionsStarted: 'provider',
+  /** Seconds charged to speech sessions (the sum is the minutes the providers will bill). */
+  SpeechSecondsCharged: 'provider',
+  /** A provider gave no credential: timed out, unreachable, 5xx, or refused the key (503 to the person). */
+  SpeechProviderFailures: 'provider',
+  /** A provider refused the service's own key (401/403), or the deployment has none: an operator must act (alarmed). */
+  SpeechKeysRefused: 'provider',
+  /** A start or renewal refused (or a session ended) for spent minutes: SPEECH_QUOTA_EXHAUSTED. */
+  SpeechQuotaRefusals: 'provider',
 } as const satisfies Record<string, MetricDimension | undefined>;
 
-export type MetricDimension = 'channel' | 'country' | 'method' | 'operation' | 'actorKind' | 'reason';
+export type MetricDimension = 'channel' | 'country' | 'method' | 'operation' | 'actorKind' | 'reason' | 'provider';
 export type MetricName = keyof typeof METRICS;
 
 /** The dimension value a metric takes; metrics without a dimension take none. */
@@ -69,6 +79,8 @@ type DimensionArgument<N extends MetricName> = (typeof METRICS)[N] extends Metri
 export interface Metrics {
   /** Counts one occurrence (in this invocation) of a business event. */
   count<N extends MetricName>(name: N, ...dimension: DimensionArgument<N>): void;
+  /** Adds an amount (seconds charged) rather than one occurrence; defaults to nothing where a sink only counts. */
+  add?<N extends MetricName>(name: N, amount: number, ...dimension: DimensionArgument<N>): void;
 }
 
 /** One metric's total in one invocation. */
@@ -89,12 +101,16 @@ export class InvocationMetrics implements Metrics {
   readonly #counts = new Map<string, MetricCount>();
 
   count<N extends MetricName>(name: N, ...dimension: DimensionArgument<N>): void {
+    this.add(name, 1, ...dimension);
+  }
+
+  add<N extends MetricName>(name: N, amount: number, ...dimension: DimensionArgument<N>): void {
     const key = METRICS[name] as MetricDimension | undefined;
     const value = dimension[0];
     const id = `${name}\u0000${value ?? ''}`;
     const existing = this.#counts.get(id);
-    if (existing) existing.value++;
-    else this.#counts.set(id, { name, dimensions: key && value !== undefined ? { [key]: value } : {}, value: 1 });
+    if (existing) existing.value += amount;
+    else this.#counts.set(id, { name, dimensions: key && value !== undefined ? { [key]: value } : {}, value: amount });
   }
 
   /** The counts so far, and a fresh start: each count is published once. */

@@ -1,6 +1,7 @@
 import { hkdfSync } from 'node:crypto';
 import type { Config } from '../config';
 import type { ProviderSecrets } from './provider-secrets';
+import type { SpeechKeys } from './speech';
 
 /** Where the service's one root secret comes from: Secrets Manager on AWS, the environment locally. */
 export interface SecretSource {
@@ -10,6 +11,8 @@ export interface SecretSource {
    * functions read them; none where the source has none.
    */
   providerSecrets?(): Promise<ProviderSecrets>;
+  /** The speech providers' keys (shared/ports/speech.ts): the speech functions read them; none where the source has none. */
+  speechKeys?(): Promise<SpeechKeys>;
 }
 
 /** The root secret's ARN: the stack gives it to every function that reads the secret. */

@@ -37,6 +37,7 @@ const dimensionValues: Record<MetricDimension, (profile: UsageProfile) => number
   operation: () => routes.filter((route) => route.auth === 'iam').length,
   actorKind: () => 1, // assumed-role
   reason: () => 3, // social sign-in refusals: invalid-credential, link-required, provider-unavailable
+  provider: () => 2, // speech providers a deployment offers (docs/speech.md): typically two, one a fallback
 };
 
 /** Every metric of METRICS once per value of its dimension (`service` is one value per stage). */

@@ -76,6 +76,17 @@ async function passkeyAccount({ bench, fresh }: DriverContext, label: string) {
   return { account, authenticator, passkeyId: passkey.passkeyId };
 }
 
+let speechSessions = 0;
+const speechStartBody = () => ({ provider: 'azure', language: 'en-US', clientSessionId: `00000000-0000-4000-8000-${String(process.pid % 1e6).padStart(6, '0')}${String(speechSessions++).padStart(6, '0')}` });
+
+/** A new account with a speech session started a heartbeat ago (not measured). */
+async function liveSpeechSession({ bench, fresh }: DriverContext): Promise<{ account: Account; sessionId: string }> {
+  const account = await fresh('speech');
+  const { sessionId } = await bench.call<{ sessionId: string }>('POST /api/speech/sessions', { account, body: speechStartBody() });
+  bench.clock.advance(bench.config.SPEECH_HEARTBEAT_SECONDS);
+  return { account, sessionId };
+}
+
 let phones = 0;
 /** A fresh mobile number per call (China's range, like the app's users). */
 const uniquePhone = () => `+86139${String((process.pid * 1000 + phones++) % 1e8).padStart(8, '0')}`;
@@ -386,6 +397,22 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
   },
   // The live channel's ticket: no body.
   'POST /api/realtime/ticket': { prepare: async ({ typical }) => ({ account: typical }) },
+  // Speech sessions (docs/speech.md): each on an account of its own (at most two live sessions each).
+  'POST /api/speech/sessions': { prepare: async ({ fresh }) => ({ account: await fresh('speech-start'), body: speechStartBody() }) },
+  // A renewal a heartbeat into a session, charging that minute.
+  'POST /api/speech/sessions/{sessionId}/renew': {
+    prepare: async (context) => {
+      const { account, sessionId } = await liveSpeechSession(context);
+      return { account, pathParameters: { sessionId }, body: { elapsedSeconds: context.bench.config.SPEECH_HEARTBEAT_SECONDS } };
+    },
+  },
+  'POST /api/speech/sessions/{sessionId}/end': {
+    prepare: async (context) => {
+      const { account, sessionId } = await liveSpeechSession(context);
+      return { account, pathParameters: { sessionId }, body: { elapsedSeconds: context.bench.config.SPEECH_HEARTBEAT_SECONDS } };
+    },
+  },
+  'GET /api/speech/quota': { prepare: async ({ typical }) => ({ account: typical }) },
 };
 
 /** How many records one search page reads at most, and one more: a history longer than a page. */

@@ -9,6 +9,7 @@ import { DevOutbox } from '../../infra/local/dev-outbox';
 import { startDynamoDbLocal } from '../../infra/local/dynamodb-local';
 import type { DynamoDbLocal } from '../../infra/local/dynamodb-local';
 import { parseConfig } from '../../shared/config';
+import { speechProviders } from '../../shared/adapters/speech/index';
 import { startProviderStandIns } from '../../infra/local/provider-stand-ins';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import type { Config } from '../../shared/config';
@@ -167,6 +168,10 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     GOOGLE_JWKS_URL: standIns.googleJwksUrl,
     WECHAT_APP_IDS: Object.keys(BENCH_SOCIAL_IDS.wechatApps).join(','),
     WECHAT_API_URL: standIns.wechatUrl,
+    // Speech sessions: Azure's token endpoint is the stand-in; Tencent's addresses are signed here.
+    SPEECH_PROVIDERS: 'azure,tencent',
+    AZURE_SPEECH_STS_URL: standIns.azureStsUrl,
+    TENCENT_ASR_APP_ID: '1250000000',
   });
   await ensureTable(dynamo.endpoint, config.TABLE_NAME);
   // Lines are dropped, but counted while `usage` measures: what CloudWatch Logs would ingest.
@@ -202,8 +207,10 @@ export async function startBench(options: { dynamo?: Pick<DynamoDbLocal, 'endpoi
     secrets: () => ({
       rootSecret: async () => rootSecret,
       providerSecrets: async () => ({ applePrivateKey: standIns.apple.privateKeyPem, wechatAppSecrets: BENCH_SOCIAL_IDS.wechatApps }),
+      speechKeys: async () => ({ azureSpeechKey: standIns.speech.azureKey, tencentSecretId: 'AKIDbench', tencentSecretKey: 'bench-tencent-secret' }),
     }),
     codeSender: () => outbox,
+    speech: speechProviders,
   });
 
   // The floor: the same settings as shared/db/client.ts, without the service's own middleware.

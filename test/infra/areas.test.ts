@@ -47,6 +47,7 @@ const extraRoute = (path: string): RouteDefinition => ({
   secret: false,
   providers: false,
   providerSecret: false,
+  speech: false,
   hashesPasswords: false,
 });
 

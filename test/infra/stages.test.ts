@@ -337,3 +337,46 @@ describe('Sign in with Apple, Google and WeChat from context (docs/social-sign-i
     expect(() => synth({ ...PROVIDERS, PROVIDER_KEYS_COOLDOWN_SECONDS: 'soon' })).toThrow(/PROVIDER_KEYS_COOLDOWN_SECONDS/);
   });
 });
+
+describe('speech sessions from context (docs/speech.md)', () => {
+  const configured = synth({ SPEECH_PROVIDERS: 'azure,aws,tencent', TENCENT_ASR_APP_ID: '1250000000', AZURE_SPEECH_REGION: 'westeurope' });
+  const functionOf = (synthesized: Synthesized, route: RouteDefinition) => functionIdByDescription(synthesized.resources, routeId(route));
+  const speechSecretId = (synthesized: Synthesized) => ofType(synthesized.resources, 'AWS::SecretsManager::Secret').find(([, secret]) => /speech/i.test(secret.Properties.Description))?.[0];
+
+  it('makes the speech secret, grants it and Transcribe’s streams to the speech functions only, and passes its ARN and the providers’ addresses to them only', () => {
+    const secretId = speechSecretId(configured)!;
+    expect(secretId).toBeDefined();
+    expect(configured.resources[secretId]!.Properties.GenerateSecretString).toMatchObject({ SecretStringTemplate: '{}' });
+    expect(configured.template.toJSON().Outputs.SpeechSecretArn.Value).toEqual({ Ref: secretId });
+    expect(ALL_ROUTES.filter((route) => route.speech).map(routeId).sort()).toEqual(['POST /api/speech/sessions', 'POST /api/speech/sessions/{sessionId}/renew']);
+    for (const route of ALL_ROUTES) {
+      const statements = statementsOfFunction(configured.resources, functionOf(configured, route)).filter((statement) => statement.Effect === 'Allow');
+      const readsSecret = statements.some((statement) => asArray(statement.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource).includes(secretId));
+      const streams = allowedActions(statements).includes('transcribe:StartStreamTranscriptionWebSocket');
+      expect(readsSecret, routeId(route)).toBe(route.speech);
+      expect(streams, routeId(route)).toBe(route.speech);
+      const environment = configured.resources[functionOf(configured, route)]!.Properties.Environment.Variables as Record<string, unknown>;
+      if (route.speech) {
+        expect(environment, routeId(route)).toMatchObject({ SPEECH_SECRET_ARN: { Ref: secretId }, AZURE_SPEECH_REGION: 'westeurope', TENCENT_ASR_APP_ID: '1250000000' });
+        expect(environment, routeId(route)).not.toHaveProperty('JWT_SECRET_ARN');
+      } else {
+        expect(Object.keys(environment).filter((name) => /^(SPEECH_SECRET|AZURE|DEEPGRAM|TENCENT|AWS_TRANSCRIBE)/.test(name)), routeId(route)).toEqual([]);
+      }
+      // The limits reach every function (the summary's quota, the admin view).
+      expect(environment, routeId(route)).toMatchObject({ SPEECH_PROVIDERS: 'azure,aws,tencent', SPEECH_DAILY_SECONDS: '7200' });
+    }
+    for (const environment of environments(configured)) expect(Object.keys(environment).filter((name) => /KEY$|SECRET_ID/.test(name))).toEqual([]);
+  });
+
+  it('makes no speech secret and grants no stream when no provider is offered; Transcribe alone needs no secret', () => {
+    const none = synth({});
+    expect(speechSecretId(none)).toBeUndefined();
+    const transcribeOnly = synth({ SPEECH_PROVIDERS: 'aws' });
+    expect(speechSecretId(transcribeOnly)).toBeUndefined();
+    const start = ALL_ROUTES.find((route) => routeId(route) === 'POST /api/speech/sessions')!;
+    expect(allowedActions(statementsOfFunction(none.resources, functionOf(none, start)))).not.toContain('transcribe:StartStreamTranscriptionWebSocket');
+    expect(allowedActions(statementsOfFunction(transcribeOnly.resources, functionOf(transcribeOnly, start)))).toContain('transcribe:StartStreamTranscriptionWebSocket');
+    expect(() => synth({ SPEECH_PROVIDERS: 'tencent' })).toThrow(/TENCENT_ASR_APP_ID/);
+    expect(() => synth({ SPEECH_PROVIDERS: 'whisper' })).toThrow(/SPEECH_PROVIDERS/);
+  });
+});

@@ -143,6 +143,11 @@ describe('DELETE /api/users/me', () => {
       api.request('POST', '/api/users/me/identities/google', { token: account.token, body: { idToken: 'x', nonce: 'y' } }),
       api.request('DELETE', '/api/users/me/identities/google', { token: account.token }),
       api.request('POST', '/api/realtime/ticket', { token: account.token }),
+      // The account is checked before the provider (this server configures none): 401, not 404.
+      api.request('POST', '/api/speech/sessions', { token: account.token, body: { provider: 'tencent', language: 'en-US', clientSessionId: '00000000-0000-4000-8000-000000000001' } }),
+      api.request('POST', '/api/speech/sessions/00000000-0000-4000-8000-000000000001/renew', { token: account.token, body: { elapsedSeconds: 1 } }),
+      api.request('POST', '/api/speech/sessions/00000000-0000-4000-8000-000000000001/end', { token: account.token, body: { elapsedSeconds: 1 } }),
+      api.request('GET', '/api/speech/quota', { token: account.token }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
       // Logout too, with or without a refresh token (issue 28: it answered 200).
       api.request('POST', '/api/auth/logout', { token: account.token }),

@@ -11,6 +11,8 @@ import { SOCIAL, startSocialApi } from '../support/social';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { nonceHash } from '../../shared/identity/social/nonces';
 import { jobs } from '../../shared/routes';
+import { randomUUID } from 'node:crypto';
+import { startBody as speechStartBody, startSpeechApi } from '../support/speech';
 
 /**
  * Real requests at the local server, every answer (status, body and documented headers) checked
@@ -696,6 +698,75 @@ describe('linking Apple, Google and WeChat from the settings', () => {
   });
 });
 
+describe('speech sessions (docs/speech.md)', () => {
+  // A server of its own offering the four providers (their stand-ins), with small limits to reach every refusal.
+  let speech: Awaited<ReturnType<typeof startSpeechApi>>;
+  let standInsOfSpeech: ProviderStandIns;
+  const speechCall = async (method: string, path: string, options: RequestOptions = {}) => {
+    const response = await speech.api.request(method, path, options);
+    checkAgainstDocument(method, path, response);
+    return response;
+  };
+  beforeAll(async () => {
+    speech = await startSpeechApi({ SPEECH_DAILY_SECONDS: '6', SPEECH_HEARTBEAT_SECONDS: '5', SPEECH_CONCURRENT_SESSIONS: '1', SPEECH_PROVIDERS: 'azure,deepgram,tencent' });
+    standInsOfSpeech = speech.standIns;
+  });
+  afterAll(() => speech?.close());
+
+  it('start, renew, end and quota: 200/201 and every documented error', async () => {
+    const person = await signIn(speech.api, uniqueEmail('speech-conformance'));
+    const token = person.token;
+    const body = speechStartBody({ provider: 'tencent' });
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body })).status).toBe(201);
+    const replay = await speechCall('POST', '/api/speech/sessions', { token, body });
+    expect(replay.status).toBe(200);
+    const sessionId = replay.body.sessionId as string;
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body: { ...body, language: 'zh-CN' } })).status).toBe(409);
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body: speechStartBody({ provider: 'tencent' }) })).body.error).toBe('SPEECH_SESSIONS_LIMIT');
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body: speechStartBody({ provider: 'aws' }) })).status).toBe(404);
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body: speechStartBody({ provider: 'deepgram', language: 'zh-CN' }) })).body.error).toBe('LANGUAGE_NOT_SUPPORTED');
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body: { provider: 'azure' } })).status).toBe(400);
+    expect((await speechCall('POST', '/api/speech/sessions', { body })).status).toBe(401);
+    expect((await speechCall('POST', '/api/speech/sessions', tooLarge(token))).status).toBe(413);
+    expect((await speechCall('GET', '/api/speech/quota', { token })).status).toBe(200);
+    expect((await speechCall('GET', '/api/speech/quota')).status).toBe(401);
+
+    speech.api.clock.advance(2);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/renew`, { token, body: { elapsedSeconds: 2 } })).status).toBe(200);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/renew`, { token, body: { elapsedSeconds: -1 } })).status).toBe(400);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/renew`, { body: { elapsedSeconds: 1 } })).status).toBe(401);
+    expect((await speechCall('POST', `/api/speech/sessions/${randomUUID()}/renew`, { token, body: { elapsedSeconds: 1 } })).status).toBe(404);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/renew`, tooLarge(token))).status).toBe(413);
+    speech.api.clock.advance(4);
+    // The day's 6 s reached: 403, the session ends; a new start is refused too.
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/renew`, { token, body: { elapsedSeconds: 6 } })).body.error).toBe('SPEECH_QUOTA_EXHAUSTED');
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/renew`, { token, body: { elapsedSeconds: 6 } })).body.error).toBe('SPEECH_SESSION_ENDED');
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body: speechStartBody({ provider: 'tencent' }) })).status).toBe(403);
+    expect((await speechCall('POST', '/api/speech/sessions', { token, body })).body.error).toBe('SPEECH_SESSION_ENDED');
+
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/end`, { token, body: { elapsedSeconds: 6 } })).status).toBe(200);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/end`, { token, body: {} })).status).toBe(400);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/end`, { body: { elapsedSeconds: 1 } })).status).toBe(401);
+    expect((await speechCall('POST', `/api/speech/sessions/${randomUUID()}/end`, { token, body: { elapsedSeconds: 1 } })).status).toBe(404);
+    expect((await speechCall('POST', `/api/speech/sessions/${sessionId}/end`, tooLarge(token))).status).toBe(413);
+
+    // A provider down: 503 with the fallbacks (another person, with minutes left).
+    const other = await signIn(speech.api, uniqueEmail('speech-conformance-503'));
+    standInsOfSpeech.speech.mode = 'fail';
+    try {
+      expect((await speechCall('POST', '/api/speech/sessions', { token: other.token, body: speechStartBody({ provider: 'azure' }) })).status).toBe(503);
+    } finally {
+      standInsOfSpeech.speech.mode = 'ok';
+    }
+    // A disabled account, its token still allowed: 403 at once; its end too.
+    const disabled = await signIn(speech.api, uniqueEmail('speech-conformance-disabled'));
+    const held = await speechCall('POST', '/api/speech/sessions', { token: disabled.token, body: speechStartBody({ provider: 'tencent' }) });
+    await changeStanding(speech.api.db, (await readProfileItem(speech.api.db, disabled.userId))!, { disable: '2026-01-01T00:00:00Z' });
+    expect((await speechCall('POST', `/api/speech/sessions/${held.body.sessionId as string}/renew`, { token: disabled.token, body: { elapsedSeconds: 1 } })).status).toBe(403);
+    expect((await speechCall('POST', `/api/speech/sessions/${held.body.sessionId as string}/end`, { token: disabled.token, body: { elapsedSeconds: 1 } })).status).toBe(403);
+  });
+});
+
 describe('POST /api/realtime/ticket', () => {
   it('200 and 401', async () => {
     expect((await call('POST', '/api/realtime/ticket', { token: alice.token })).status).toBe(200);
@@ -720,8 +791,8 @@ describe('coverage', () => {
       for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
         const key = `${method.toUpperCase()} ${path}`;
         for (const status of Object.keys(operation.responses)) {
-          // 503 is reachable for code delivery only; a busy database cannot be provoked.
-          const reachable = !unreachable.has(status) && (status !== '503' || key === 'POST /verify-code/send');
+          // 503 is reachable for code delivery and the speech providers only; a busy database cannot be provoked.
+          const reachable = !unreachable.has(status) && (status !== '503' || key === 'POST /verify-code/send' || key === 'POST /speech/sessions');
           if (reachable && !seen.get(key)?.has(status)) missing.push(`${key} ${status}`);
         }
       }

@@ -121,6 +121,7 @@ describe('deleting an account with Apple', () => {
       keys: () => app.keys(),
       providerSecrets: () => app.providerSecrets(),
       codeSender: app.codeSender,
+      speech: app.speech,
       log: app.logging.logger(),
       metrics: new InvocationMetrics(),
       remainingTimeMs: () => 60_000,

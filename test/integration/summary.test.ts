@@ -7,7 +7,7 @@ import type { Account } from '../support/resources';
 
 /**
  * GET /api/users/me/summary answers what the separate reads answer (the user, the first page of
- * devices, a week of usage, the settings), with at most four DynamoDB requests sent at once.
+ * devices, a week of usage, the settings), with seven DynamoDB requests sent at once.
  * The local server's handlers use the DynamoDB client of `api.context.db`; a middleware on it
  * records every command they send and how many were in flight together.
  */
@@ -70,6 +70,12 @@ describe('GET /api/users/me/summary', () => {
       devices: { items: [], hasMore: false, nextCursor: null },
       usage: { totalUsage: 0, today: { date: '2032-01-10', usage: 0 }, dailyUsage: [] },
       settings: {},
+      speech: {
+        day: { date: '2032-01-10', usedSeconds: 0, limitSeconds: 7_200, remainingSeconds: 7_200, resetsAt: '2032-01-11T00:00:00Z' },
+        month: { date: '2032-01', usedSeconds: 0, limitSeconds: 108_000, remainingSeconds: 108_000, resetsAt: '2032-02-01T00:00:00Z' },
+        sessionMaxSeconds: 14_400,
+        liveSessions: 0,
+      },
     });
   });
 
@@ -110,6 +116,9 @@ describe('GET /api/users/me/summary', () => {
       subtitle_layout: { value: 'bottom', occurredAt: lastAt },
       translation_on: { value: 'true', occurredAt: lastAt },
     });
+    // The speech quota as GET /api/speech/quota answers it, on the zone's today.
+    expect(summary.speech).toEqual((await get(account, '/api/speech/quota')).body);
+    expect(summary.speech.day.date).toBe('2032-02-23');
   });
 
   it('counts today’s usage in today', async () => {
@@ -126,7 +135,7 @@ describe('GET /api/users/me/summary', () => {
     expect((await get(account, '/api/v1/users/me/summary')).body.user.userId).toBe(account.userId);
   });
 
-  it('costs four DynamoDB requests (one profile read, three Queries, no Scan), all in flight together', async () => {
+  it('costs seven DynamoDB requests (two reads by key, five Queries, no Scan), all in flight together', async () => {
     api.clock.set(new Date('2032-04-01T10:00:00Z'));
     const account = await newAccount(api, 'summary-cost');
     await bindDevices(account, 25);
@@ -140,8 +149,9 @@ describe('GET /api/users/me/summary', () => {
     await get(account, '/api/users/me/summary');
     const seen = traffic;
     traffic = undefined;
-    expect(seen.commands.sort()).toEqual(['GetItemCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
-    expect(seen.maxInFlight).toBe(4);
+    // The profile, devices, usage and statistics; the speech quota's live sessions, days and months.
+    expect(seen.commands.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
+    expect(seen.maxInFlight).toBe(7);
   });
 
   it('refuses a token whose session has ended with 401', async () => {

@@ -15,6 +15,7 @@ import type { LocalApi, RequestOptions } from '../support/local-api';
 import { iamActionsOf, startRecordingProxy } from '../support/recording-proxy';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
 import { SOCIAL, startSocialApi } from '../support/social';
+import { startBody as speechStartBody, startSpeechApi } from '../support/speech';
 import type { ProviderStandIns } from '../../infra/local/provider-stand-ins';
 import { nonceHash } from '../../shared/identity/social/nonces';
 import { adminHelpers } from '../support/admin';
@@ -82,6 +83,15 @@ async function signedCall(api: LocalApi, method: AdminRequest['method'], path: s
     return await adminHelpers(api).call({ method, path: pathOnly!, ...(query ? { query: Object.fromEntries(new URLSearchParams(query)) } : {}), ...(body === undefined ? {} : { body }) });
   } finally {
     current = undefined;
+  }
+}
+
+async function speechWorld(flow: (api: LocalApi) => Promise<void>): Promise<void> {
+  const { api, close } = await startSpeechApi({ DYNAMODB_ENDPOINT: proxy.url });
+  try {
+    await flow(api);
+  } finally {
+    await close();
   }
 }
 
@@ -481,6 +491,21 @@ beforeAll(async () => {
   await world(async (api) => {
     const { token } = await signIn(api, uniqueEmail('grants-post-api-realtime-ticket'));
     expect((await call(api, 'POST', '/api/realtime/ticket', { token })).status).toBe(200);
+  });
+  // Speech sessions (docs/speech.md): a start (the session, the app's id and the live set written), renewals
+  // (the charge's transaction), an expired session met by a renewal, an end, the quota.
+  await speechWorld(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-speech'));
+    const started = await call(api, 'POST', '/api/speech/sessions', { token, body: speechStartBody({ provider: 'tencent' }) });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const sessionId = started.body.sessionId as string;
+    api.clock.advance(2);
+    expect((await call(api, 'POST', `/api/speech/sessions/${sessionId}/renew`, { token, body: { elapsedSeconds: 2 } })).status).toBe(200);
+    expect((await call(api, 'POST', `/api/speech/sessions/${sessionId}/end`, { token, body: { elapsedSeconds: 3 } })).status).toBe(200);
+    const expiring = (await call(api, 'POST', '/api/speech/sessions', { token, body: speechStartBody({ provider: 'tencent' }) })).body.sessionId as string;
+    api.clock.advance(600);
+    expect((await call(api, 'POST', `/api/speech/sessions/${expiring}/renew`, { token, body: { elapsedSeconds: 600 } })).status).toBe(409);
+    expect((await call(api, 'GET', '/api/speech/quota', { token })).status).toBe(200);
   });
 }, 180_000);
 

@@ -10,6 +10,7 @@ import type { LogSink } from '../../shared/logging/logger';
 import type { CodeSender } from '../../shared/ports/code-sender';
 import type { SecretSource } from '../../shared/ports/secrets';
 import { localProviderSecrets } from '../../shared/ports/provider-secrets';
+import { localSpeechKeys } from '../../shared/ports/speech';
 import type { Database } from '../../shared/db/client';
 import { ensureTable } from '../../infra/local/create-table';
 import { DevOutbox } from '../../infra/local/dev-outbox';
@@ -126,7 +127,9 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       output: (line) => void (process.env.DEPLOYED_LOG_LEVEL && console.error(line)),
     });
   }
-  const server = await startLocalServer({ config, clock, rootSecret, outbox, metrics, port: 0, logSink: options.logSink, providerSecrets, ...(functions ? { functions } : {}) }).catch(async (error: unknown) => {
+  // The speech providers' keys as local mode reads them (AZURE_SPEECH_KEY, DEEPGRAM_API_KEY, TENCENT_SECRET_ID/KEY).
+  const speechKeys = localSpeechKeys(env);
+  const server = await startLocalServer({ config, clock, rootSecret, outbox, metrics, port: 0, logSink: options.logSink, providerSecrets, speechKeys, ...(functions ? { functions } : {}) }).catch(async (error: unknown) => {
     await functions?.close();
     throw error;
   });
@@ -164,7 +167,7 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       request,
       withPorts: async (ports) => {
         if (functions) throw new Error('withPorts swaps the ports of the sources: the deployed functions reach only the stand-ins');
-        const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets, ports });
+        const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets, speechKeys, ports });
         return serve(other, () => other.close());
       },
       close,

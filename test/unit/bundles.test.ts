@@ -59,7 +59,8 @@ describe('Lambda bundles', () => {
   it('reads the root secret with the SDK: its Secrets Manager client, and the authorizer with its signer', () => {
     const SECRETS_CLIENT = /node_modules\/@aws-sdk\/client-secrets-manager\//;
     const SIGNED_READS = /^shared\/adapters\/signed-reads\.ts$/;
-    const secretRoutes = routes.filter((route) => route.secret).map(routeId);
+    // The speech functions read the speech secret (the providers' keys) with the same client.
+    const secretRoutes = routes.filter((route) => route.secret || route.speech).map(routeId);
     const withClient = bundles.filter((bundle) => contains(bundle, SECRETS_CLIENT)).map((bundle) => bundle.name);
     const signed = bundles.filter((bundle) => contains(bundle, SIGNED_READS)).map((bundle) => bundle.name);
     expect(signed).toEqual(['authorizer']);
@@ -131,7 +132,9 @@ describe('Lambda bundles', () => {
   });
 
   it('keeps our own code within 40 KB per function, and each data module within its ceiling', () => {
-    const codeOver = bundles.filter((bundle) => bundle.ownBytes > GOALS.ownBytes).map((bundle) => `${bundle.name}: own code ${(bundle.ownBytes / KB).toFixed(1)} KB`);
+    const issuers = new Set(routes.filter((route) => route.speech).map(routeId));
+    const ownGoal = (name: string) => (issuers.has(name) ? GOALS.speechIssuerOwnBytes : GOALS.ownBytes);
+    const codeOver = bundles.filter((bundle) => bundle.ownBytes > ownGoal(bundle.name)).map((bundle) => `${bundle.name}: own code ${(bundle.ownBytes / KB).toFixed(1)} KB`);
     expect(codeOver).toEqual([]);
     // Our data files, our generated modules and the package's metadata: a data module nobody
     // declared fails here.

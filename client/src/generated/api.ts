@@ -922,6 +922,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/speech/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a speech session
+         * @description Answers a short-lived credential of the provider (`kind: token`, sent as `connect.headers` shows, or `kind: url`, a signed address to open), never the provider’s key; `limits.maxSeconds` is the most the session may be charged, and the app renews it every `limits.heartbeatSeconds`. The same `clientSessionId` with the same body while the session is live answers it again with a credential valid now (`Idempotent-Replayed: true`). Nothing is charged at the start; a provider that fails (503 `PROVIDER_UNAVAILABLE` with `fallbackProviders`) leaves nothing. See docs/speech.md.
+         */
+        post: operations["speechStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/speech/sessions/{sessionId}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew a speech session (every heartbeat)
+         * @description Charges the seconds since the last charge: `elapsedSeconds` as the app counts them, never more than the service saw pass since the start. The credential is the one held while it lasts another heartbeat, else a new one. Once the session reaches `maxSeconds`, or the day’s or month’s minutes are spent, 403 `SPEECH_QUOTA_EXHAUSTED`: the session ends, settled. Another account’s session, or none, 404; an ended or expired one (not renewed within two heartbeats) 409 `SPEECH_SESSION_ENDED`.
+         */
+        post: operations["speechRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/speech/sessions/{sessionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a speech session
+         * @description Settles the session: charged `elapsedSeconds` (never more than the service saw pass, never less than its last renewal charged) and ended; `clientRecordId` links it to the record it produced. Safe to repeat: an ended session answers its charge again. A session expired unrenewed answers what its last renewal charged.
+         */
+        post: operations["speechEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/speech/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your speech minutes
+         * @description Today’s and this month’s seconds used, the limits and remainders, when each resets (the account’s time zone), the session maximum and the live sessions. `GET /api/users/me/summary` carries the same as `speech`.
+         */
+        get: operations["speechQuota"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1067,6 +1147,37 @@ export interface components {
             current?: components["schemas"]["TranscriptionRecord"];
             /** @description RECORD_DELETED: what is left of the deleted record */
             tombstone?: components["schemas"]["RecordTombstone"];
+            /** @description LANGUAGE_NOT_SUPPORTED: this deployment’s speech providers that serve the language */
+            supportedProviders?: ("azure" | "deepgram" | "aws" | "tencent")[];
+            /** @description PROVIDER_UNAVAILABLE of a speech session: the other configured providers that serve the language */
+            fallbackProviders?: ("azure" | "deepgram" | "aws" | "tencent")[];
+            /**
+             * Format: date-time
+             * @description SPEECH_QUOTA_EXHAUSTED: when minutes come back (the next local midnight, or the next month)
+             * @example 2026-01-29T10:30:00Z
+             */
+            resetsAt?: string;
+        };
+        /** @description A speech session: provider, language, start, charge and the record it produced. */
+        ExportedSpeechSession: {
+            sessionId: string;
+            /**
+             * @description The speech provider: Azure Speech, Deepgram, Amazon Transcribe or Tencent Cloud ASR
+             * @enum {string}
+             */
+            provider: "azure" | "deepgram" | "aws" | "tencent";
+            language: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            startedAt: string;
+            /** @description Null while live */
+            endedAt: string | null;
+            chargedSeconds: number;
+            /** @description The record the app said the session produced */
+            clientRecordId: string | null;
         };
         /** @description One page (at most 1 MB of JSON) of everything the service holds about the person that the API shows them; no hash, token material or internal key. */
         ExportPage: {
@@ -1076,6 +1187,8 @@ export interface components {
             devices?: components["schemas"]["Device"][];
             /** @description First page only: the signed-in sessions, as `GET /api/auth/sessions` lists them */
             sessions?: components["schemas"]["ActiveSession"][];
+            /** @description First page only: the speech sessions, newest first */
+            speechSessions?: components["schemas"]["ExportedSpeechSession"][];
             /** @description Records with their full text, oldest first, continuing from the previous page */
             transcriptions: components["schemas"]["TranscriptionRecord"][];
             /** @description After the last record: behavior events, by type, each type oldest first */
@@ -1355,6 +1468,150 @@ export interface components {
             /** @description True when this sign-in created the account */
             isNewUser: boolean;
         };
+        /** @description The speech minutes of the account: today’s and this month’s, in its own time zone. */
+        SpeechQuota: {
+            day: {
+                /** @description Today in the account’s time zone (UTC while none is set), YYYY-MM-DD */
+                date: string;
+                /** @description Seconds charged to speech sessions started in it */
+                usedSeconds: number;
+                /** @description The account’s limit (SPEECH_DAILY_SECONDS / SPEECH_MONTHLY_SECONDS unless support set its own) */
+                limitSeconds: number;
+                remainingSeconds: number;
+                /**
+                 * Format: date-time
+                 * @description When it starts again: the next local midnight (or the first of the next month), in UTC
+                 * @example 2026-01-29T10:30:00Z
+                 */
+                resetsAt: string;
+            };
+            month: {
+                /** @description This month in the account’s time zone, YYYY-MM */
+                date: string;
+                /** @description Seconds charged to speech sessions started in it */
+                usedSeconds: number;
+                /** @description The account’s limit (SPEECH_DAILY_SECONDS / SPEECH_MONTHLY_SECONDS unless support set its own) */
+                limitSeconds: number;
+                remainingSeconds: number;
+                /**
+                 * Format: date-time
+                 * @description When it starts again: the next local midnight (or the first of the next month), in UTC
+                 * @example 2026-01-29T10:30:00Z
+                 */
+                resetsAt: string;
+            };
+            /** @description The longest one session may last (SPEECH_SESSION_MAX_SECONDS) */
+            sessionMaxSeconds: number;
+            /** @description Sessions started and neither ended nor expired */
+            liveSessions: number;
+        };
+        /** @description The time since the last renewal is charged; a credential valid for at least another heartbeat. */
+        SpeechRenewal: {
+            credential: {
+                /**
+                 * @description `token`: send `value` as `connect.headers` shows; `url`: `value` is the signed address to open
+                 * @enum {string}
+                 */
+                kind: "token" | "url";
+                /** @description The short-lived credential (never the provider’s key) */
+                value: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, second precision
+                 * @example 2026-01-29T10:30:00Z
+                 */
+                expiresAt: string;
+                /**
+                 * Format: date-time
+                 * @description Renew (or take the next renewal’s credential) by then
+                 * @example 2026-01-29T10:30:00Z
+                 */
+                renewAfter: string;
+            };
+            connect: {
+                /** @description The provider’s streaming address for the language and rate */
+                url: string;
+                /** @description Headers to send when connecting (`Authorization`) */
+                headers?: {
+                    [key: string]: string;
+                };
+                region?: string;
+            };
+            limits: {
+                /** @description The most this session may be charged: the smallest of the day’s and month’s remainder and the session maximum */
+                maxSeconds: number;
+                /** @description Renew every this many seconds while streaming; a session not renewed within two is expired */
+                heartbeatSeconds: number;
+            };
+            quota: components["schemas"]["SpeechQuota"];
+        };
+        /** @description A speech session: the short-lived credential, where to connect, its limits and the quota. */
+        SpeechSession: {
+            /** @description The session (a UUID) */
+            sessionId: string;
+            /**
+             * @description The speech provider: Azure Speech, Deepgram, Amazon Transcribe or Tencent Cloud ASR
+             * @enum {string}
+             */
+            provider: "azure" | "deepgram" | "aws" | "tencent";
+            language: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC, second precision
+             * @example 2026-01-29T10:30:00Z
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description The service’s clock now, which the metering goes by
+             * @example 2026-01-29T10:30:00Z
+             */
+            serverTime: string;
+            credential: {
+                /**
+                 * @description `token`: send `value` as `connect.headers` shows; `url`: `value` is the signed address to open
+                 * @enum {string}
+                 */
+                kind: "token" | "url";
+                /** @description The short-lived credential (never the provider’s key) */
+                value: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC, second precision
+                 * @example 2026-01-29T10:30:00Z
+                 */
+                expiresAt: string;
+                /**
+                 * Format: date-time
+                 * @description Renew (or take the next renewal’s credential) by then
+                 * @example 2026-01-29T10:30:00Z
+                 */
+                renewAfter: string;
+            };
+            connect: {
+                /** @description The provider’s streaming address for the language and rate */
+                url: string;
+                /** @description Headers to send when connecting (`Authorization`) */
+                headers?: {
+                    [key: string]: string;
+                };
+                region?: string;
+            };
+            limits: {
+                /** @description The most this session may be charged: the smallest of the day’s and month’s remainder and the session maximum */
+                maxSeconds: number;
+                /** @description Renew every this many seconds while streaming; a session not renewed within two is expired */
+                heartbeatSeconds: number;
+            };
+            quota: components["schemas"]["SpeechQuota"];
+        };
+        /** @description The settled session. */
+        SpeechSessionEnd: {
+            sessionId: string;
+            /** @description What the session was charged in all */
+            chargedSeconds: number;
+            quota: components["schemas"]["SpeechQuota"];
+        };
         /** @description The success envelope of operations that return no resource. */
         Success: {
             /**
@@ -1538,6 +1795,8 @@ export interface components {
                     occurredAt: string;
                 };
             };
+            /** @description As `GET /api/speech/quota` */
+            speech: components["schemas"]["SpeechQuota"];
         };
     };
     responses: {
@@ -1724,7 +1983,7 @@ export interface components {
         /**
          * @description Not found.
          *
-         *     - `PROVIDER_NOT_CONFIGURED`: this deployment does not offer sign-in with that provider
+         *     - `PROVIDER_NOT_CONFIGURED`: this deployment does not offer sign-in or speech with that provider
          */
         ProviderNotConfigured: {
             headers: {
@@ -1827,6 +2086,24 @@ export interface components {
                     code?: 401;
                     /** @enum {unknown} */
                     error?: "SOCIAL_CREDENTIAL_INVALID";
+                };
+            };
+        };
+        /**
+         * @description Conflict.
+         *
+         *     - `SPEECH_SESSION_ENDED`: the speech session has ended (ended, out of minutes, or not renewed for two heartbeats): start a new one
+         */
+        SpeechSessionEnded: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] & {
+                    /** @enum {unknown} */
+                    code?: 409;
+                    /** @enum {unknown} */
+                    error?: "SPEECH_SESSION_ENDED";
                 };
             };
         };
@@ -3017,7 +3294,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
              *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
              */
             503: {
@@ -3097,7 +3374,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
              *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
              */
             503: {
@@ -3176,7 +3453,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
              *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
              */
             503: {
@@ -3247,7 +3524,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
              *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
              */
             503: {
@@ -3744,7 +4021,7 @@ export interface operations {
             /**
              * @description Service unavailable.
              *
-             *     - `PROVIDER_UNAVAILABLE`: the sign-in provider cannot be reached right now (`Retry-After`); other ways to sign in still work
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
              *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
              */
             503: {
@@ -4773,6 +5050,318 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BehaviorStats"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    speechStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description azure, deepgram, aws (Amazon Transcribe) or tencent: one this deployment configures
+                     * @enum {string}
+                     */
+                    provider: "azure" | "deepgram" | "aws" | "tencent";
+                    /**
+                     * @description <language>-<REGION>
+                     * @example en-US
+                     * @example zh-CN
+                     */
+                    language: string;
+                    /** @description A UUID (lower case) the app makes per session: a repeated start with the same body answers the same session (200, `Idempotent-Replayed: true`); with another body 409 `CLIENT_SESSION_ID_REUSED` */
+                    clientSessionId: string;
+                    /** @description Hz; 16000 unless given */
+                    sampleRate?: 8000 | 16000;
+                };
+            };
+        };
+        responses: {
+            /** @description A repeat of the request that made it: the same resource, with `Idempotent-Replayed: true`. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechSession"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechSession"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             *     - `LANGUAGE_NOT_SUPPORTED`: the speech provider does not serve this language; `supportedProviders` lists this deployment’s providers that do
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON" | "LANGUAGE_NOT_SUPPORTED";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `ACCOUNT_DISABLED`: the account is disabled: it cannot sign in by any method until support enables it
+             *     - `SPEECH_QUOTA_EXHAUSTED`: no speech minutes are left today or this month, or the session reached its longest length (the session ends and is settled); `resetsAt` is when the day’s or month’s minutes come back, in the account’s time zone
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 403;
+                        /** @enum {unknown} */
+                        error?: "ACCOUNT_DISABLED" | "SPEECH_QUOTA_EXHAUSTED";
+                    };
+                };
+            };
+            404: components["responses"]["ProviderNotConfigured"];
+            /**
+             * @description Conflict.
+             *
+             *     - `SPEECH_SESSIONS_LIMIT`: the account has as many live speech sessions as it may: end one (a session not renewed for two heartbeats ends by itself)
+             *     - `CLIENT_SESSION_ID_REUSED`: this `clientSessionId` already names a speech session started with a different body
+             *     - `SPEECH_SESSION_ENDED`: the speech session has ended (ended, out of minutes, or not renewed for two heartbeats): start a new one
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 409;
+                        /** @enum {unknown} */
+                        error?: "SPEECH_SESSIONS_LIMIT" | "CLIENT_SESSION_ID_REUSED" | "SPEECH_SESSION_ENDED";
+                    };
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    speechRenew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session, as its start answered it */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds streamed since the start, by the app’s monotonic clock (rounded up to whole seconds) */
+                    elapsedSeconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechRenewal"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description Forbidden.
+             *
+             *     - `ACCOUNT_DISABLED`: the account is disabled: it cannot sign in by any method until support enables it
+             *     - `SPEECH_QUOTA_EXHAUSTED`: no speech minutes are left today or this month, or the session reached its longest length (the session ends and is settled); `resetsAt` is when the day’s or month’s minutes come back, in the account’s time zone
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 403;
+                        /** @enum {unknown} */
+                        error?: "ACCOUNT_DISABLED" | "SPEECH_QUOTA_EXHAUSTED";
+                    };
+                };
+            };
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["SpeechSessionEnded"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            /**
+             * @description Service unavailable.
+             *
+             *     - `PROVIDER_UNAVAILABLE`: the sign-in or speech provider cannot be reached right now (`Retry-After`; speech: `fallbackProviders`)
+             *     - `SERVICE_UNAVAILABLE`: the database or the secret store is busy or unreachable, or the request kept colliding with concurrent ones; retry shortly
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 503;
+                        /** @enum {unknown} */
+                        error?: "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                    };
+                };
+            };
+        };
+    };
+    speechEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session, as its start answered it */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds streamed since the start, by the app’s monotonic clock (rounded up to whole seconds) */
+                    elapsedSeconds: number;
+                    /** @description The `clientRecordId` of the record the session produced (it need not exist yet) */
+                    clientRecordId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechSessionEnd"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountDisabled"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    speechQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeechQuota"];
                 };
             };
             400: components["responses"]["ValidationFailed"];
