@@ -11,7 +11,7 @@ import {
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { CorsOptions, MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnSamplingRule } from 'aws-cdk-lib/aws-xray';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -40,6 +40,7 @@ import { JOBS_AREA, ServiceArea, areaConstructId, areaOf } from './constructs/se
 import { SupportPolicies } from './constructs/support-policies';
 import type { DeployedRoute, ServiceAreaProps } from './constructs/service-area';
 import { MaintenanceAnswer } from './constructs/maintenance-answer';
+import { RealtimeArea } from './constructs/realtime-area';
 
 export type { DeployedRoute };
 import { ADMIN_SETTINGS, readStageSettings } from './stage-settings';
@@ -89,6 +90,8 @@ export class ServiceStack extends Stack {
   /** The nested stacks, one per area of the API. */
   readonly areas: ServiceArea[] = [];
   readonly jobFunctions: ServiceFunction[] = [];
+  /** The live channel (docs/realtime.md): the WebSocket API and its functions, a nested stack of its own. */
+  readonly realtime: RealtimeArea | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -145,6 +148,7 @@ export class ServiceStack extends Stack {
       transcribe: settings.transcribe,
       ses: settings.ses,
     };
+    let realtimeUrl: string | undefined;
     const functionEnvironment = (needs: Needs): Record<string, string> => ({
       ...Object.fromEntries(Object.entries(settings.environment).filter(([key]) => (needs as { auth?: string }).auth === 'iam' || !(ADMIN_SETTINGS as readonly string[]).includes(key))),
       // Apple's, Google's and WeChat's client ids and addresses: only where a route talks to them.
@@ -156,6 +160,8 @@ export class ServiceStack extends Stack {
       // The speech providers' addresses and the speech secret's ARN: only where a route issues credentials.
       ...(needs.speech ? settings.speechEnvironment : {}),
       ...(needs.speech && this.speechSecret ? { SPEECH_SECRET_ARN: this.speechSecret.secretArn } : {}),
+      // The WebSocket address a ticket names: only where tickets are handed out.
+      ...((needs as { realtimeTickets?: boolean }).realtimeTickets && realtimeUrl ? { REALTIME_URL: realtimeUrl } : {}),
     });
     const baseFunction = { logRetention: settings.logRetention, removalPolicy: settings.removalPolicy, logLevel: settings.config.LOG_LEVEL };
 
@@ -236,6 +242,16 @@ export class ServiceStack extends Stack {
       const single = anyOrigin(corsOrigins) ? '*' : corsOrigins.length === 1 ? corsOrigins[0] : undefined;
       new MaintenanceAnswer(this, 'Maintenance', { roots: Object.values(apiRoots), ...(single ? { allowOrigin: single } : {}) });
     } else {
+      this.realtime = new RealtimeArea(this, 'LiveChannel', {
+        stageName: settings.stage,
+        table: this.table,
+        targets,
+        functionEnvironment,
+        baseFunction,
+        throttle: settings.throttle,
+        ...(settings.alarmTopicArn ? { alarmTopicArn: settings.alarmTopicArn } : {}),
+      });
+      realtimeUrl = this.realtime.url;
       this.addAreas(props, allRoutes, apiRoots, {
         api: this.api,
         stageName: settings.stage,
@@ -309,8 +325,8 @@ export class ServiceStack extends Stack {
       serviceName: settings.config.SERVICE_NAME,
       api: this.api,
       table: this.table,
-      functions: [...this.deployedRoutes.map((deployed) => deployed.function), this.authorizerFunction, ...this.jobFunctions],
-      alarms: [...operations.alarms, ...business.alarms, ...this.areas.flatMap((area) => area.alarms)],
+      functions: [...this.deployedRoutes.map((deployed) => deployed.function), this.authorizerFunction, ...this.jobFunctions, ...Object.values(this.realtime?.functions ?? {})],
+      alarms: [...operations.alarms, ...business.alarms, ...this.areas.flatMap((area) => area.alarms), ...(this.realtime?.alarms ?? [])],
     });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard of this stage' });
 
@@ -324,6 +340,7 @@ export class ServiceStack extends Stack {
     if (this.speechSecret) {
       new CfnOutput(this, 'SpeechSecretArn', { value: this.speechSecret.secretArn, description: "Put the speech providers' keys here (docs/speech.md)" });
     }
+    if (this.realtime) new CfnOutput(this, 'RealtimeUrl', { value: this.realtime.url, description: 'The live channel\'s WebSocket address (tickets name it)' });
     if (this.providerSecret) {
       new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md)" });
     }
@@ -407,6 +424,8 @@ function serviceTable(scope: Construct, settings: StageSettings): Table {
     billingMode: BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: TTL_ATTRIBUTE,
+    // Keys only: the live channel's fan-out needs to know which items changed, never what they hold (docs/realtime.md).
+    stream: StreamViewType.KEYS_ONLY,
     deletionProtection: settings.deletionProtection,
     removalPolicy: settings.removalPolicy,
   });

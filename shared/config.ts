@@ -134,6 +134,8 @@ export interface Config {
    * settings locally, so tests can shorten them.
    */
   REALTIME_URL: string | undefined;
+  /** AWS: the WebSocket API's management endpoint (`https://<id>.execute-api.<region>.amazonaws.com/<stage>`), for the functions that send. */
+  REALTIME_MANAGEMENT_URL: string | undefined;
   REALTIME_MAX_CONNECTION_SECONDS: number;
   REALTIME_IDLE_SECONDS: number;
   /**
@@ -441,6 +443,7 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   // 180 days: a device offline for half a year still syncs by changes; seconds in tests.
   RECORD_TOMBSTONE_RETENTION_SECONDS: withDefault(wholeNumber(1, 10 * 365 * 86_400), 180 * 86_400),
   REALTIME_URL: optional(url),
+  REALTIME_MANAGEMENT_URL: optional(url),
   REALTIME_MAX_CONNECTION_SECONDS: withDefault(wholeNumber(1, 7200), 7200),
   REALTIME_IDLE_SECONDS: withDefault(wholeNumber(1, 600), 600),
   // The speech limits everywhere but the authorizer; the providers' addresses only where credentials are issued (shared/bundle-defines.d.ts).

@@ -73,6 +73,8 @@ export interface RouteDefinition {
   speech: boolean;
   /** Runs scrypt: needs a full vCPU on Lambda. */
   hashesPasswords: boolean;
+  /** Hands out the live channel's tickets: the function is given the WebSocket API's address (REALTIME_URL, docs/realtime.md). */
+  realtimeTickets?: boolean;
   /**
    * `strict`: a tighter per-method gateway limit (code and password endpoints invite abuse);
    * `admin`: the support API's own limit (a person works it, a script should not flood it).
@@ -297,7 +299,7 @@ export const routes = [
   // PutItem: the record's tombstone in its id pointer and in the feed (docs/sync.md).
   route('DELETE', '/api/transcriptions/{id}', 'functions/transcriptions/delete.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'] } }),
   // The live channel (docs/realtime.md): a ticket's hash put beside the check that the caller's session lives.
-  route('POST', '/api/realtime/ticket', 'functions/realtime/ticket.ts', { table: 'read-write', dynamodb: { actions: ['PutItem', 'ConditionCheckItem'] } }),
+  route('POST', '/api/realtime/ticket', 'functions/realtime/ticket.ts', { table: 'read-write', realtimeTickets: true, dynamodb: { actions: ['PutItem', 'ConditionCheckItem'] } }),
   route('POST', '/api/behavior/login', 'functions/behavior/record-login.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
   route('GET', '/api/behavior/login', 'functions/behavior/list-logins.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('POST', '/api/behavior/events', 'functions/behavior/record-event.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'] } }),
@@ -341,6 +343,27 @@ export const authorizer: { entry: string; table: 'read'; dynamodb: TableAccess; 
   dynamodb: { actions: ['GetItem'] },
   secret: true,
 };
+
+/**
+ * The live channel's functions on AWS (docs/realtime.md, infra/constructs/realtime-area.ts): the
+ * WebSocket API's `$connect` authorizer, its routes, and the fan-out on the table's stream.
+ * `sends`: given execute-api:ManageConnections on the API's connections; nothing else is.
+ */
+export interface RealtimeFunctionDefinition {
+  entry: string;
+  table: 'read' | 'read-write';
+  dynamodb: TableAccess;
+  sends: boolean;
+}
+
+export const realtimeFunctions = {
+  // The ticket spent (DeleteItem), the session checked (ConditionCheckItem), the connection put (PutItem): one transaction.
+  connectAuthorizer: { entry: 'functions/realtime/connect-authorizer.ts', table: 'read-write', dynamodb: { actions: ['DeleteItem', 'ConditionCheckItem', 'PutItem'] }, sends: false },
+  // $disconnect removes the connection's item; ping answers pong as the route's response.
+  connection: { entry: 'functions/realtime/connection.ts', table: 'read-write', dynamodb: { actions: ['DeleteItem'] }, sends: false },
+  // The account's connections (Query), its profile (GetItem), a gone or ended connection's item (DeleteItem).
+  fanOut: { entry: 'functions/realtime/fan-out.ts', table: 'read-write', dynamodb: { actions: ['Query', 'GetItem', 'DeleteItem'] }, sends: true },
+} as const satisfies Record<string, RealtimeFunctionDefinition>;
 
 /**
  * Work that runs on a schedule rather than per request; the stack gives each an EventBridge rule.

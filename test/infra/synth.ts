@@ -67,9 +67,11 @@ export function synthesize(
     context: { ...CLI_CONTEXT, stage: 'dev', ...context, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
   });
   const stack = withCliEnvironment(options.environment ?? CLI_DEFAULT_ENVIRONMENT, () => addServiceStack(app, options.tables));
-  const stacks: StackTemplate[] = [stack, ...stack.areas].map((each) => ({ stack: each, json: Template.fromStack(each).toJSON() as StackTemplate['json'] }));
+  // The areas, and the live channel's nested stack (infra/constructs/realtime-area.ts).
+  const nested: NestedStack[] = [...stack.areas, ...(stack.realtime ? [stack.realtime] : [])];
+  const stacks: StackTemplate[] = [stack, ...nested].map((each) => ({ stack: each, json: Template.fromStack(each).toJSON() as StackTemplate['json'] }));
   const assembly = app.synth();
-  const flat = flatten(stack, stack.areas, stacks);
+  const flat = flatten(stack, nested, stacks);
   return { app, stack, stacks, template: Template.fromJSON(flat), assembly, resources: flat.Resources };
 }
 
