@@ -24,6 +24,8 @@ import type { ReadCostFloor, ReadCostResult } from './read-cost';
 import { APP_OPEN_ACCOUNT, measureSummary } from './summary';
 import { FEED_PAGE, measureSync } from './sync';
 import type { SyncResult } from './sync';
+import { measureRealtime } from './realtime';
+import type { RealtimeResult } from './realtime';
 import type { SummaryResult } from './summary';
 import { SEARCH_READ_ITEMS } from '../../shared/db/transcriptions-repository';
 import { PAGE_LIMIT, measureSearch } from './search';
@@ -60,6 +62,8 @@ interface Report {
   search?: SearchResult;
   /** Issue 36: the change feed's page, its saves and an up-to-date device. */
   sync?: SyncResult;
+  /** Issue 45: from a save's answer to the poke at another connection (local server). */
+  realtime?: RealtimeResult;
 }
 
 const args = process.argv.slice(2);
@@ -68,7 +72,7 @@ const quick = args.includes('--quick');
 const jsonFile = option('--json');
 const BENCH_DOCS_FILE = 'docs/performance.md';
 /** What `--only` can name; each runs what it needs (throughput the overhead's pairs, cold import the bundles). */
-const PARTS = ['bundles', 'cold-import', 'overhead', 'read-cost', 'throughput', 'summary', 'search', 'sync', 'identity', 'deletion'] as const;
+const PARTS = ['bundles', 'cold-import', 'overhead', 'read-cost', 'throughput', 'summary', 'search', 'sync', 'identity', 'deletion', 'realtime'] as const;
 type Part = (typeof PARTS)[number];
 const only = option('--only')?.split(',');
 const unknownParts = only?.filter((part) => !(PARTS as readonly string[]).includes(part)) ?? [];
@@ -215,6 +219,9 @@ async function main() {
       for (const items of settings.deletionItems) deletion.push(await measureDeletion(bench, items));
     }
 
+    let realtime: RealtimeResult | undefined;
+    if (runs('realtime')) realtime = await measureRealtime(bench, quick ? 30 : 200, log);
+
     const report: Report = {
       node: process.version,
       load: load.stop(),
@@ -229,6 +236,7 @@ async function main() {
       ...(summary ? { summary } : {}),
       ...(search ? { search } : {}),
       ...(sync ? { sync } : {}),
+      ...(realtime ? { realtime } : {}),
     };
     const printed = print(report, { functions, paired, skipped, coldCpu, scryptCpuMs: scrypt.cpuMedianMs, readCostFloors });
     if (writesDocuments) {
@@ -331,6 +339,9 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   if (report.summary) out.push(summaryTable(report.summary));
   if (report.search) out.push(...searchTables(report.search));
   if (report.sync) out.push(...syncTables(report.sync));
+  if (report.realtime) {
+    out.push(table('The live channel: from a save\'s answer to the poke at another connection (local server)', ['saves', 'p50 ms', 'p95 ms'], [[report.realtime.saves, report.realtime.p50Ms, report.realtime.p95Ms]]));
+  }
   if (report.throughput.length > 0) out.push(
     table(
       `Throughput in process (goal: ratio >= ${GOALS.throughputRatio})`,

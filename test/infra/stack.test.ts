@@ -13,7 +13,7 @@ import { SUPPORT_POLICIES } from '../../infra/constructs/support-policies';
 import { LIST_INDEX_NAME, LIST_INDEX_SORT_KEY, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../shared/db/table';
 import { AUTHORIZATION_HEADER_PATTERN, GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import type { GatewayResponse, GatewayResponseType } from '../../shared/http/gateway-responses';
-import { authorizer, jobs, routeId, routes, versionedPaths } from '../../shared/routes';
+import { authorizer, jobs, realtimeFunctions, routeId, routes, versionedPaths } from '../../shared/routes';
 import type { RouteDefinition, TableAccess } from '../../shared/routes';
 import {
   allowedActions,
@@ -113,8 +113,8 @@ describe('routes', () => {
     const distinct = new Set(functionOf.values());
     expect(distinct.size).toBe(ALL_ROUTES.length);
     expect(distinct.has(authorizerFunctionId)).toBe(false);
-    // The route functions, the jobs and the authorizer; no other function (no custom-resource helpers).
-    expect(functionsOfStack()).toHaveLength(ALL_ROUTES.length + jobs.length + 1);
+    // The route functions, the jobs, the authorizer and the live channel's three; no other function (no custom-resource helpers).
+    expect(functionsOfStack()).toHaveLength(ALL_ROUTES.length + jobs.length + 1 + Object.keys(realtimeFunctions).length);
   });
 
   it('lets API Gateway invoke each route function for its own method on this stage only: one permission per function', () => {
@@ -251,6 +251,11 @@ describe('functions', () => {
         if (typeof value === 'string') {
           // Nothing long and random-looking: settings are numbers, names, addresses and lists.
           expect(value, `${id} ${name}`).not.toMatch(/^[A-Za-z0-9+/=_-]{32,}$/);
+        } else if (name === 'REALTIME_URL' || name === 'REALTIME_MANAGEMENT_URL') {
+          // The live channel's addresses: built from the WebSocket API's id (in its own stack, or that stack's output), nothing else.
+          const referenced = [...referencedIds(value)].filter((ref) => !ref.startsWith('AWS::'));
+          expect(referenced.length, `${id} ${name}`).toBe(1);
+          expect(resources[referenced[0]!]?.Type === 'AWS::ApiGatewayV2::Api' || referenced[0]!.startsWith('LiveChannel'), `${id} ${name}: ${referenced[0]}`).toBe(true);
         } else {
           // Intrinsics: only the table name and the secret's ARN (Ref of a secret is its ARN).
           expect(value, `${id} ${name}`).toEqual({ Ref: name === 'JWT_SECRET_ARN' ? secretId : expect.any(String) });

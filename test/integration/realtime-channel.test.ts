@@ -60,11 +60,14 @@ describe('the live channel', () => {
 
     // Within a second of the save's answer (npm run bench -- --only realtime measures how soon).
     const poked = tabletChannel.next(isPoke, 1000);
+    const phonePoked = phoneChannel.next(isPoke, 1000);
     await save(phone.token);
     expect(await poked).toEqual({ type: 'changes' });
-    await phoneChannel.next(isPoke, 1000);
+    await phonePoked;
     // An edit and a deletion poke too; the other account hears nothing of any of them.
+    const savedAgain = tabletChannel.next(isPoke, 1000);
     const record = await save(phone.token);
+    await savedAgain;
     const edited = tabletChannel.next(isPoke, 1000);
     expect((await api.request('PATCH', `/api/transcriptions/${record.transcriptionRecordId}`, { token: phone.token, body: { recordTitle: 'Renamed' } })).status).toBe(200);
     await edited;
