@@ -318,6 +318,7 @@ export class ServiceStack extends Stack {
     });
     const business = new BusinessAlarms(this, 'BusinessAlarms', {
       serviceName: settings.config.SERVICE_NAME,
+      speechProviders: settings.config.SPEECH_PROVIDERS,
       thresholds: settings.businessAlarms,
       alarmTopicArn: settings.alarmTopicArn,
     });

@@ -39,9 +39,14 @@ export function businessMetric(
   });
 }
 
+/** Speech provider failures (timeouts, 5xx, refused keys) in 15 minutes above which a provider is failing (docs/speech.md). */
+export const SPEECH_PROVIDER_FAILURES_PER_15_MINUTES = 20;
+
 export interface BusinessAlarmsProps {
   /** The `service` dimension the functions publish with (shared/config.ts SERVICE_NAME). */
   serviceName: string;
+  /** The speech providers this deployment offers (SPEECH_PROVIDERS): an alarm pair each. */
+  speechProviders?: readonly string[];
   thresholds: BusinessAlarmThresholds;
   alarmTopicArn?: string;
 }
@@ -155,6 +160,26 @@ export class BusinessAlarms extends Construct {
       ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       "A deleted account's Apple token could not be revoked at Apple within the limit of days: App Store Review Guideline 5.1.1(v) (docs/operating.md)",
     );
+
+    // Speech (issue 44, docs/speech.md), per offered provider: a refused key is the operator's to fix
+    // at once (every person of that provider gets 503); a run of failures is the provider failing.
+    for (const provider of props.speechProviders ?? []) {
+      const name = provider[0]!.toUpperCase() + provider.slice(1);
+      alarm(
+        `SpeechKeysRefused${name}`,
+        businessMetric(serviceName, 'SpeechKeysRefused', { dimension: ['provider', provider], period: quarter }),
+        1,
+        ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        `The speech provider ${provider} refused the service's key (or none is set): put the right key in the speech secret (docs/speech.md)`,
+      );
+      alarm(
+        `SpeechProviderFailures${name}`,
+        businessMetric(serviceName, 'SpeechProviderFailures', { dimension: ['provider', provider], period: quarter }),
+        SPEECH_PROVIDER_FAILURES_PER_15_MINUTES,
+        ComparisonOperator.GREATER_THAN_THRESHOLD,
+        `More than ${SPEECH_PROVIDER_FAILURES_PER_15_MINUTES} credentials of ${provider} failed in 15 minutes (timeouts, 5xx): people are sent to the fallback providers (docs/speech.md)`,
+      );
+    }
 
     if (props.alarmTopicArn) {
       const action = new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));

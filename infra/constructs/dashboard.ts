@@ -161,6 +161,18 @@ export class ServiceDashboard extends Construct {
         ]),
       ],
       [
+        // Speech sessions (issue 44, docs/speech.md): per provider, whatever providers appear.
+        ...(['SpeechSecondsCharged', 'SpeechSessionsStarted', 'SpeechProviderFailures', 'SpeechKeysRefused', 'SpeechQuotaRefusals'] as const).map((name) =>
+          business(`Speech: ${name.replace(/^Speech/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} by provider`, [
+            new MathExpression({
+              expression: `SEARCH('{${METRIC_NAMESPACE},service,provider} MetricName="${name}" service="${serviceName}"', 'Sum', ${PERIOD.toSeconds()})`,
+              label: 'provider',
+              period: PERIOD,
+            }),
+          ]),
+        ),
+      ],
+      [
         // The support team's admin API (issue 37): per operation and per kind of caller, whatever values appear.
         business('Admin requests by operation', [
           new MathExpression({

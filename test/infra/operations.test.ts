@@ -68,6 +68,18 @@ describe('business alarms', () => {
     expect(dimensionsOf(alarm)).toEqual({ service: 'captioning-dev' });
   });
 
+  it('speech, per offered provider: a refused key at once, a run of failures in 15 minutes; none without providers', () => {
+    const speech = synth({ SPEECH_PROVIDERS: 'azure,deepgram' });
+    for (const provider of ['azure', 'deepgram']) {
+      const refused = businessAlarms(speech).find((alarm) => alarm.MetricName === 'SpeechKeysRefused' && JSON.stringify(alarm.Dimensions).includes(`"${provider}"`));
+      expect(refused).toMatchObject({ Statistic: 'Sum', Period: 900, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(dimensionsOf(refused)).toEqual({ service: 'captioning-dev', provider });
+      const failing = businessAlarms(speech).find((alarm) => alarm.MetricName === 'SpeechProviderFailures' && JSON.stringify(alarm.Dimensions).includes(`"${provider}"`));
+      expect(failing).toMatchObject({ Period: 900, Threshold: 20, ComparisonOperator: 'GreaterThanThreshold' });
+    }
+    expect(businessAlarms(dev).filter((alarm) => String(alarm.MetricName).startsWith('Speech'))).toEqual([]);
+  });
+
   it('refresh token reuse: any one in 5 minutes', () => {
     const alarm = alarmOn(dev, 'RefreshTokenReuse');
     expect(alarm).toMatchObject({ Statistic: 'Sum', Period: 300, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
