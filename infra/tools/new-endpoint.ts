@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { PROJECT_ROOT } from '../project-root';
-import { routes } from '../../shared/routes';
-import type { TableAction } from '../../shared/routes';
+import { routeId, routes } from '../../shared/routes';
+import type { RouteDefinition, TableAction } from '../../shared/routes';
 
 /**
  * `npm run new:endpoint -- 'GET /api/devices/{sn}' [options]`: the plumbing of a new route in one
@@ -30,7 +30,14 @@ import type { TableAction } from '../../shared/routes';
  *   --handler FILE    functions/<area>/<name>.ts (default from the path and template)
  *   --calls N         calls per user a month in cost/usage-profile.json (default 0)
  *   --secret --sender --hashes-passwords --strict    the route's other needs
+ *   --like 'METHOD /path'   made like that route of shared/routes.ts (issue 47): its route line's
+ *                     needs for the new path, its handler and its test cases copied with the
+ *                     sibling's names renamed and every line that differs in meaning marked, and
+ *                     the other places as for a template (of the options above only --handler and
+ *                     --calls then apply); the generators run on the copied handler, and the last
+ *                     line printed is the command to run once the markers are resolved
  *   --no-generate     skip npm run generate:openapi and docs:generate
+ *   --regenerate      run only those two generators (after the markers are resolved)
  *   --dry-run         print what it would write, write nothing
  *
  * After the behaviour works: `npm run cost -- --write-budget '<id>'` measures the route alone and
@@ -64,6 +71,8 @@ interface Plan {
   testFile: string;
   calls: number;
   needs: { secret: boolean; sender: boolean; hashesPasswords: boolean; strict: boolean };
+  /** --like: the sibling route the new one is made from. */
+  like?: RouteDefinition;
 }
 
 const args = process.argv.slice(2);
@@ -79,10 +88,11 @@ const VERB: Record<string, string> = { POST: 'create', PUT: 'put', PATCH: 'updat
 export function planOf(argv: readonly string[]): Plan {
   const option = (name: string) => optionIn(argv, name);
   const flag = (name: string) => argv.includes(name);
-  const id = argv.find((arg) => /^(GET|POST|PUT|PATCH|DELETE) \/(api|admin)\//.test(arg));
+  const id = argv.find((arg, at) => /^(GET|POST|PUT|PATCH|DELETE) \/(api|admin)\//.test(arg) && argv[at - 1] !== '--like');
   if (!id) throw new Error("give the route as 'METHOD /api/path', e.g. 'GET /api/devices/{sn}' (or 'METHOD /admin/path' --auth iam)");
   const [method, path] = id.split(' ') as [string, string];
   if (routes.some((route) => `${route.method} ${route.path}` === id)) throw new Error(`${id} is in shared/routes.ts already`);
+  if (option('--like') !== undefined) return likePlanOf(id, option('--like')!, argv);
   const params = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   const isAdminPath = path.startsWith('/admin/');
   const auth = option('--auth') ?? (isAdminPath ? 'iam' : option('--template') === 'public' ? 'none' : 'bearer');
@@ -131,6 +141,28 @@ export function planOf(argv: readonly string[]): Plan {
     testFile,
     calls: Number(option('--calls') ?? 0),
     needs: { secret: flag('--secret'), sender: flag('--sender'), hashesPasswords: flag('--hashes-passwords'), strict: flag('--strict') },
+  };
+}
+
+/**
+ * --like: the plan of the sibling's needs for the new path. The template only picks which places
+ * apply (a body, an item); the handler and test are the sibling's, copied.
+ */
+function likePlanOf(id: string, likeId: string, argv: readonly string[]): Plan {
+  const like = routes.find((route) => routeId(route) === likeId);
+  if (!like) throw new Error(`--like ${likeId}: no such route in shared/routes.ts`);
+  const [method, path] = id.split(' ') as [string, string];
+  if ((like.auth === 'iam') !== path.startsWith('/admin/')) throw new Error(`${id}: /admin routes, and only they, are like an /admin route`);
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const template: Template = like.auth === 'none' ? 'public' : method !== 'GET' ? 'write' : params.length > 0 || like.auth === 'iam' ? 'read' : 'list';
+  const base = planOf([id, '--template', template, '--auth', like.auth, ...(template === 'list' ? ['--response', 'like'] : []), ...argv.filter((arg) => ['--handler', '--calls'].includes(arg)).flatMap((arg) => [arg, optionIn(argv, arg)!])]);
+  return {
+    ...base,
+    table: like.table,
+    actions: [...(like.dynamodb?.actions ?? [])],
+    indexes: [...(like.dynamodb?.indexes ?? [])],
+    needs: { secret: like.secret, sender: like.sender, hashesPasswords: like.hashesPasswords, strict: like.throttle === 'strict' },
+    like,
   };
 }
 
@@ -186,8 +218,24 @@ export function withRoute(source: string, plan: Plan): string {
       }
     }
   }
-  lines.splice(insertAt, 0, routeLine(plan).replace(/\n$/, ''));
+  lines.splice(insertAt, 0, (plan.like ? likeRouteLine(source, plan, plan.like) : routeLine(plan)).replace(/\n$/, ''));
   return lines.join('\n');
+}
+
+/** --like: the sibling's route( ... ) call as it is written (its needs, comments and all), for the new method, path and handler. */
+export function likeRouteLine(source: string, plan: Plan, like: RouteDefinition): string {
+  const lines = source.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`  route(${quote(like.method)}, ${quote(like.path)},`));
+  if (start < 0) throw new Error(`shared/routes.ts: no line route(${quote(like.method)}, ${quote(like.path)}, ...`);
+  let depth = 0;
+  for (let line = start; line < lines.length; line++) {
+    for (const char of lines[line]!) depth += char === '(' ? 1 : char === ')' ? -1 : 0;
+    if (depth === 0) {
+      const call = lines.slice(start, line + 1).join('\n');
+      return call.replace(`route(${quote(like.method)}, ${quote(like.path)}, ${quote(like.entry)}`, `route(${quote(plan.method)}, ${quote(plan.path)}, ${quote(plan.handler)}`);
+    }
+  }
+  throw new Error(`shared/routes.ts: the route( ... ) of ${routeId(like)} does not close`);
 }
 
 /** An import specifier of `to` from the file `from` (both relative to the project root). */
@@ -350,6 +398,92 @@ ${cases.join('\n\n')}
 `;
 }
 
+/** A path's last literal segment, as words: /api/behavior/subtitle-layout -> ['subtitle', 'layout']. */
+const nameWords = (path: string) => path.split('/').filter((segment) => segment && !segment.startsWith('{')).at(-1)!.split(/[-_]/).filter(Boolean);
+const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const STRING = /('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\\n]|\\.)*`)/;
+
+/**
+ * --like: a file of the sibling made the new route's. Identifiers that name the sibling
+ * (`translation`, `newestTranslation`) are renamed (`subtitleLayout`); in strings its id and path
+ * (also as /api/v1/...) become the new route's. A line whose strings still name the sibling (an
+ * event type, an entity, a message), or a value written beside such a name elsewhere (its 'true'
+ * and 'false'), whose path was replaced, or that holds a summary or description gets a marker
+ * above it: whether it means the same for the new route only its author knows.
+ */
+export function likeText(text: string, plan: Plan, like: RouteDefinition): string {
+  const [from, to] = [nameWords(like.path), nameWords(plan.path)];
+  const same = from.join('-') === to.join('-');
+  const camel = (words: string[]) => words[0]! + words.slice(1).map(capital).join('');
+  const pascal = (words: string[]) => words.map(capital).join('');
+  const names = new RegExp(from.map(escape).join('[-_ ]?'), 'i');
+  const path = new RegExp(`${escape(like.path).replace('/api/', '/api/(v1/)?')}(?![\\w-])`, 'g');
+  const strings = (line: string) => line.split(STRING).filter((_, at) => at % 2 === 1);
+  // The values that go with the sibling's name: the other strings of a line that names it (not paths).
+  const values = new Set(
+    same ? [] : text.split('\n').flatMap((line) => (strings(line).some((part) => names.test(part)) ? strings(line).filter((part) => !names.test(part) && !part.slice(1).startsWith('/') && part.length > 2) : [])),
+  );
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    let marked = /^\s*(summary|description):|docs: \{/.test(line) || strings(line).some((part) => values.has(part));
+    const parts = line.split(STRING).map((part, at) => {
+      if (at % 2 === 0) return same ? part : part.replaceAll(pascal(from), pascal(to)).replace(new RegExp(`(?<![\\w$])${escape(camel(from))}`, 'g'), camel(to));
+      const aimed = part.replaceAll(routeId(like), plan.id).replace(path, (_, v1: string | undefined) => plan.path.replace('/api/', `/api/${v1 ?? ''}`));
+      if (aimed !== part || (!same && names.test(aimed))) marked = true;
+      return aimed;
+    });
+    if (marked && !line.trimStart().startsWith('import ')) {
+      lines.push(`${/^\s*/.exec(line)![0]}// ${MARKER}: like ${routeId(like)}; make what this line means ${plan.id}'s (its path, what it reads, its words).`);
+    }
+    lines.push(parts.join(''));
+  }
+  return lines.join('\n');
+}
+
+/** The relative imports of a file moved from `from` to `to` (both relative to the project root), still pointing at the same files. */
+const reimported = (text: string, from: string, to: string) =>
+  text.replace(/(from |import\()'(\.{1,2}\/[^']*)'/g, (_, lead: string, specifier: string) => `${lead}${quote(relative(to, posix.join(posix.dirname(from), `${specifier}.ts`)))}`);
+
+/**
+ * --like: the sibling's test cases re-aimed at the new route. Its own test file (the scaffold's
+ * name for it) whole; else, from the test file of its area that requests it most, the file's
+ * set-up (what precedes its first describe) and each case that requests it. Undefined when no
+ * test requests it (then the template's cases).
+ */
+export function likeTestSource(plan: Plan, like: RouteDefinition, root = PROJECT_ROOT): string | undefined {
+  const read = (file: string) => readFileSync(join(root, file), 'utf8');
+  const own = `test/integration/${like.entry.replace(/^functions\//, '').replace(/\.ts$/, '').replaceAll('/', '-')}.test.ts`;
+  if (existsSync(join(root, own))) return likeText(reimported(read(own), own, plan.testFile), plan, like);
+  const area = like.path.split('/')[like.auth === 'iam' ? 1 : 2]!;
+  const requests = (text: string) => text.match(new RegExp(`['\`]${escape(like.path).replace('/api/', '/api/(v1/)?')}(?![\\w-])`, 'g'))?.length ?? 0;
+  const [file, text] =
+    readdirSync(join(root, 'test/integration'))
+      .filter((name) => name.startsWith(area) && name.endsWith('.test.ts'))
+      .map((name) => [`test/integration/${name}`, read(`test/integration/${name}`)] as const)
+      .sort((a, b) => requests(b[1]) - requests(a[1]))[0] ?? [];
+  if (!file || !text || requests(text) === 0) return undefined;
+  const lines = text.split('\n');
+  const firstDescribe = lines.findIndex((line) => line.startsWith('describe('));
+  const cases: string[] = [];
+  for (let at = firstDescribe; at < lines.length; at++) {
+    if (!/^ {2}it(\.each)?\(/.test(lines[at]!)) continue;
+    const end = lines.findIndex((line, index) => index > at && /^ {2}\}/.test(line));
+    if (end < 0) break;
+    const block = lines.slice(at, end + 1).join('\n');
+    if (requests(block) > 0) cases.push(block);
+    at = end;
+  }
+  const setUp = lines.slice(0, firstDescribe).join('\n').replace(/\n+$/, '');
+  return `${likeText(reimported(setUp, file, plan.testFile), plan, like)}
+
+/** ${plan.id}: the cases of ${file} that request ${routeId(like)}, re-aimed at it by npm run new:endpoint --like. */
+describe(${quote(plan.id)}, () => {
+${likeText(cases.join('\n\n'), plan, like)}
+});
+`;
+}
+
 /** Inserts `text` before the first line matching `anchor` in `file`'s source. */
 function insertBefore(source: string, anchor: RegExp, text: string, file: string): string {
   const lines = source.split('\n');
@@ -492,7 +626,13 @@ function run(command: string, commandArgs: string[]) {
   execFileSync(command, commandArgs, { cwd: PROJECT_ROOT, stdio: 'inherit' });
 }
 
+function regenerate() {
+  run('npm', ['run', '--silent', 'generate:openapi']);
+  run('npm', ['run', '--silent', 'docs:generate']);
+}
+
 function main() {
+  if (flag('--regenerate') && !args.some((arg) => /^(GET|POST|PUT|PATCH|DELETE) \//.test(arg))) return regenerate();
   const plan = planOf(args);
   const dry = flag('--dry-run');
   const write = (file: string, text: string, what: string) => {
@@ -508,14 +648,19 @@ function main() {
     if (text === source) throw new Error(`${edit.file}: found no place for ${edit.what}; its layout changed: update editsOf in infra/tools/new-endpoint.ts`);
     return { ...edit, text };
   });
-  write(plan.handler, handlerSource(plan), `the handler (${plan.template} template)`);
-  write(plan.testFile, testSource(plan), 'the cases every route needs');
+  if (plan.like) {
+    const like = plan.like;
+    write(plan.handler, likeText(reimported(readFileSync(join(PROJECT_ROOT, like.entry), 'utf8'), like.entry, plan.handler), plan, like), `the handler of ${routeId(like)}, its differences marked`);
+    const cases = likeTestSource(plan, like);
+    write(plan.testFile, cases ?? testSource(plan), cases ? `the cases of ${routeId(like)}, re-aimed` : 'the cases every route needs (no test requests the sibling)');
+  } else {
+    write(plan.handler, handlerSource(plan), `the handler (${plan.template} template)`);
+    write(plan.testFile, testSource(plan), 'the cases every route needs');
+  }
   for (const edit of edited) write(edit.file, edit.text, edit.what);
   if (dry) return;
-  if (!flag('--no-generate')) {
-    run('npm', ['run', '--silent', 'generate:openapi']);
-    run('npm', ['run', '--silent', 'docs:generate']);
-  }
+  // The handler is written (a copy that works, with --like), so the generators document it now; its summary and description are final once its markers are.
+  if (!flag('--no-generate')) regenerate();
   process.stdout.write(
     [
       '',
@@ -524,6 +669,8 @@ function main() {
       '     npx vitest run test/unit/route-coverage.test.ts lists each marker and each place still missing',
       `  2. npm run cost -- --write-budget ${quote(plan.id)}   (its capacity-budget row, measured alone)`,
       `  3. npm run cost -- --only ${quote(plan.id)}   (its measured figures and the priced report)`,
+      // Last, the one command to run once the markers are resolved: the reference and docs then say what the new route does.
+      ...(plan.like ? ['After resolving the markers, regenerate the reference and docs:', 'npm run new:endpoint -- --regenerate'] : []),
       '',
     ].join('\n'),
   );

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/project-root';
-import { MARKER, editsOf, handlerSource, planOf, routeLine, testSource, withRoute } from '../../infra/tools/new-endpoint';
+import { MARKER, editsOf, handlerSource, likeTestSource, likeText, planOf, routeLine, testSource, withRoute } from '../../infra/tools/new-endpoint';
 
 /**
  * npm run new:endpoint (infra/tools/new-endpoint.ts): the plan it makes of its arguments, and that
@@ -43,6 +43,33 @@ describe('npm run new:endpoint', () => {
     expect(() => planOf(['GET /admin/gadgets'])).not.toThrow();
     expect(() => planOf(['GET /api/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/only they/);
     expect(() => planOf(['PATCH /admin/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/GET, POST and DELETE/);
+  });
+
+  it("--like: takes the sibling's needs, renames what names it and marks what may differ (issue 47)", () => {
+    const plan = planOf(['GET /api/behavior/subtitle-layout', '--like', 'GET /api/behavior/translation']);
+    expect(plan).toMatchObject({ id: 'GET /api/behavior/subtitle-layout', template: 'list', auth: 'bearer', table: 'read', actions: ['GetItem', 'Query'], handler: 'functions/behavior/list-subtitle-layout.ts' });
+    const source = readFileSync(join(PROJECT_ROOT, 'shared/routes.ts'), 'utf8');
+    expect(withRoute(source, plan)).toContain("  route('GET', '/api/behavior/subtitle-layout', 'functions/behavior/list-subtitle-layout.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),");
+    // Its needs come from the sibling, whatever they are: a public one's auth, a strict one's throttle.
+    expect(planOf(['POST /api/verify-code/resend', '--like', 'POST /api/verify-code/send'])).toMatchObject({ auth: 'none', needs: { sender: true, strict: true } });
+    const text = [
+      "const translation = await list(account, '/api/v1/behavior/translation?limit=1');",
+      "await postEvent(api, account, 'translation_on', 'true');",
+      "expect(entry.eventValue).toBe('true');",
+      'expect(newestTranslation).toBeDefined();',
+      "expect(entry.location).toBe('Home');",
+    ].join('\n');
+    const lines = likeText(text, plan, plan.like!).split('\n');
+    const markedLine = (needle: string) => lines[lines.findIndex((line) => line.includes(needle)) - 1]!.includes(MARKER);
+    expect(lines).toContain("const subtitleLayout = await list(account, '/api/v1/behavior/subtitle-layout?limit=1');");
+    expect(lines).toContain('expect(newestSubtitleLayout).toBeDefined();');
+    expect(markedLine('const subtitleLayout')).toBe(true); // its path
+    expect(markedLine("'translation_on'")).toBe(true); // what it reads
+    expect(markedLine("toBe('true')")).toBe(true); // a value beside it
+    expect(markedLine("toBe('Home')")).toBe(false);
+    expect(markedLine('newestSubtitleLayout')).toBe(false);
+    expect(likeTestSource(plan, plan.like!)).toMatch(/^describe\('GET \/api\/behavior\/subtitle-layout'/m);
+    expect(() => planOf(['GET /api/behavior/subtitle-layout', '--like', 'GET /api/behavior/nothing'])).toThrow(/no such route/);
   });
 
   it('puts the route after the last of its area', () => {
