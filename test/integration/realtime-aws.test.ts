@@ -6,7 +6,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as connectAuthorizer } from '../../functions/realtime/connect-authorizer';
 import { handler as connection } from '../../functions/realtime/connection';
 import { handler as fanOut } from '../../functions/realtime/fan-out';
-import { createContext } from '../../shared/context';
 import type { AppContext } from '../../shared/context';
 import { startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
@@ -26,7 +25,8 @@ const management = mockClient(ApiGatewayManagementApiClient);
 
 beforeAll(async () => {
   api = await startLocalApi({ CODE_RESEND_SECONDS: '1' });
-  app = createContext({ config: { ...api.config, REALTIME_MANAGEMENT_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com/dev' }, clock: api.clock, database: () => api.db });
+  // The local server's context (its table, clock and ports) with the setting the fan-out's function gets on AWS.
+  app = Object.assign(Object.create(api.context) as AppContext, { config: { ...api.config, REALTIME_MANAGEMENT_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com/dev' } });
 });
 afterAll(async () => {
   management.restore();
