@@ -16,3 +16,10 @@ declare const BUNDLED_PROVIDERS: boolean | undefined;
  * `none` everywhere else and in the authorizer. Unbundled it is undeclared and everything is there.
  */
 declare const BUNDLED_SPEECH: 'issuer' | 'quota' | 'none' | undefined;
+
+/**
+ * Set by the bundler (`authorizerDefine`, infra/bundling/options.ts): `true` in the authorizer only,
+ * whose bundle then carries none of the settings it never reads (shared/config.ts
+ * `notAuthorizerReaders`: the password hashing cost, the live channel's). Unbundled it is undeclared.
+ */
+declare const BUNDLED_AUTHORIZER: boolean | undefined;

@@ -235,17 +235,12 @@ function fraction(value: string): number {
 /** OWASP's scrypt cost (N = 2^17, r = 8, p = 1). */
 export const OWASP_SCRYPT_COST = 17;
 
-/**
- * scrypt's log2(N): at least OWASP's on AWS; lower only against DynamoDB Local, where a test server
- * whose tests are not about hashing saves ~0.4 s of CPU per password (docs/contributing.md).
- */
+/** scrypt's log2(N): below OWASP's only against DynamoDB Local, for tests not about hashing. */
 const passwordHashCost =
   (env: Env) =>
   (value: string): number => {
     const cost = wholeNumber(10, 20)(value);
-    if (cost < OWASP_SCRYPT_COST && env.DYNAMODB_ENDPOINT === undefined) {
-      throw new SettingProblem(`must be at least ${OWASP_SCRYPT_COST} outside local mode (DYNAMODB_ENDPOINT unset)`);
-    }
+    if (cost < OWASP_SCRYPT_COST && !env.DYNAMODB_ENDPOINT) throw new SettingProblem(`is below ${OWASP_SCRYPT_COST}: local mode only`);
     return cost;
   };
 
@@ -337,6 +332,16 @@ const idList: Reader<readonly string[]> = (value) => (value ?? '').split(',').ma
 type ProviderSetting = 'APPLE_CLIENT_IDS' | 'APPLE_TEAM_ID' | 'APPLE_KEY_ID' | 'GOOGLE_CLIENT_IDS' | 'WECHAT_APP_IDS' | 'SOCIAL_SECRET_ARN' | 'APPLE_API_URL' | 'GOOGLE_JWKS_URL' | 'WECHAT_API_URL' | 'PROVIDER_KEYS_COOLDOWN_SECONDS';
 
 /** The providers' settings (see `Config`): a function, so that a bundle without providers drops it whole. */
+type NotAuthorizerSetting = 'PASSWORD_HASH_COST' | 'REALTIME_URL' | 'REALTIME_MANAGEMENT_URL' | 'REALTIME_MAX_CONNECTION_SECONDS' | 'REALTIME_IDLE_SECONDS';
+/** Settings the authorizer never reads: its bundle, which has a size goal of its own, carries none of them. */
+const notAuthorizerReaders = (env: Env): { [K in NotAuthorizerSetting]: Reader<Config[K]> } => ({
+  PASSWORD_HASH_COST: withDefault(passwordHashCost(env), OWASP_SCRYPT_COST),
+  REALTIME_URL: optional(url),
+  REALTIME_MANAGEMENT_URL: optional(url),
+  REALTIME_MAX_CONNECTION_SECONDS: withDefault(wholeNumber(1, 7200), 7200),
+  REALTIME_IDLE_SECONDS: withDefault(wholeNumber(1, 600), 600),
+});
+
 const providerReaders = (): { [K in ProviderSetting]: Reader<Config[K]> } => ({
   APPLE_CLIENT_IDS: idList,
   // Required with APPLE_CLIENT_IDS: the sign-in refuses to start without them (shared/identity/social/apple-client.ts).
@@ -427,7 +432,6 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   SMS_MAX_PER_HOUR: positive(500),
   ACCOUNT_PURGE_BUDGET_MS: withDefault(wholeNumber(0, 60_000), 7_000),
   AUDIT_RETENTION_DAYS: withDefault(wholeNumber(1, 3650), 400),
-  PASSWORD_HASH_COST: withDefault(passwordHashCost(env), OWASP_SCRYPT_COST),
   // Per client address on /api/verify-code/*, as the WAF rule's default on AWS.
   LOCAL_CODE_REQUESTS_PER_5_MINUTES: positive(DEFAULT_CODE_REQUESTS_PER_WINDOW),
   LOCAL_HEADERS_TIMEOUT_MS: withDefault(wholeNumber(100), 10_000),
@@ -442,10 +446,8 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   WEBAUTHN_ORIGINS: webauthnOrigins(env),
   // 180 days: a device offline for half a year still syncs by changes; seconds in tests.
   RECORD_TOMBSTONE_RETENTION_SECONDS: withDefault(wholeNumber(1, 10 * 365 * 86_400), 180 * 86_400),
-  REALTIME_URL: optional(url),
-  REALTIME_MANAGEMENT_URL: optional(url),
-  REALTIME_MAX_CONNECTION_SECONDS: withDefault(wholeNumber(1, 7200), 7200),
-  REALTIME_IDLE_SECONDS: withDefault(wholeNumber(1, 600), 600),
+  // Everywhere but the authorizer, which reads none of them (shared/bundle-defines.d.ts).
+  ...(typeof BUNDLED_AUTHORIZER === 'boolean' && BUNDLED_AUTHORIZER ? ({} as ReturnType<typeof notAuthorizerReaders>) : notAuthorizerReaders(env)),
   // The speech limits everywhere but the authorizer; the providers' addresses only where credentials are issued (shared/bundle-defines.d.ts).
   ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH === 'none' ? ({} as ReturnType<typeof speechLimitReaders>) : speechLimitReaders()),
   ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer' ? ({} as ReturnType<typeof speechIssuerReaders>) : speechIssuerReaders()),

@@ -84,4 +84,4 @@ export function routeDefine(route: { path?: string; providers?: boolean; speech?
  * so the providers' settings, keys and secrets port are folded out of its bundle: issue 38 leaves
  * the authorizer unchanged. The stack and the benchmarks both bundle it with these.
  */
-export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false', BUNDLED_SPEECH: JSON.stringify('none') };
+export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false', BUNDLED_SPEECH: JSON.stringify('none'), BUNDLED_AUTHORIZER: 'true' };

@@ -25,8 +25,12 @@ export const GOALS = {
   // 30 KB until sign-in opened sessions (issue 13): the session service, its repository and the
   // refresh tokens add ~5 KB to the two sign-in functions, which are the largest; each domain
   // error declaring its own description (issue 18) adds ~2.5 KB to every function, and the
-  // metrics port and the Powertools logger's sink (issue 16) ~2 KB.
-  ownBytes: 40 * KB,
+  // metrics port and the Powertools logger's sink (issue 16) ~2 KB. 42 KB since issues 44-46: the
+  // wrapper's refusal of a body an operation does not take and of one over 1.5 MB on Lambda too
+  // (issue 46), the speech and live-channel errors every function's error map carries, and their
+  // key builders took the largest function (Sign in with Apple) from 41.0 to 41.5 KB; a debt to
+  // win back (the errors' descriptions are the largest share, docs/performance.md).
+  ownBytes: 42 * KB,
   /**
    * The two functions that issue speech credentials (issue 44): the session service and its
    * repository (metering, quota, the charge's transaction, ~10 KB) and the four providers'
@@ -65,7 +69,9 @@ export const DATA_CEILINGS: Record<string, number> = {
   'node_modules/libphonenumber-js/metadata.min.json.js': 85 * KB,
   // 15 KB until the passkey routes (issue 30) joined search and export: seven operations and four schemas more;
   // 18 KB until records synced (issue 36): If-Match, ETag, the tombstone, the change feed and its schemas.
-  'shared/http/openapi-document-data.ts': 22 * KB,
+  // 22 KB until speech sessions and the live channel (issues 44-45: five operations and their schemas)
+  // and the 413 and no-body 400 listed on every operation (issue 46): 25.6 KB.
+  'shared/http/openapi-document-data.ts': 27 * KB,
 };
 
 export const isData = (input: string): boolean => input in DATA_CEILINGS;
