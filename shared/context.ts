@@ -72,6 +72,11 @@ export function createContext(deps: ContextDeps): AppContext {
   const secrets = lazily('secret', deps.secrets, config);
   const codeSender = lazily('code sender', deps.codeSender, config);
   const speechAdapter = deps.speech;
+  // Only where a route issues speech credentials (shared/bundle-defines.d.ts): elsewhere the bundle carries no adapter.
+  const speech =
+    typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer'
+      ? undefined
+      : lazily('speech providers', speechAdapter && ((cfg: Config) => speechAdapter(cfg, () => secrets().speechKeys?.() ?? Promise.resolve({}))), config);
   let keys: (() => Promise<ServiceKeys>) | undefined;
   let logging: Logging | undefined;
   return {
@@ -102,17 +107,12 @@ export function createContext(deps: ContextDeps): AppContext {
     get codeSender() {
       return codeSender();
     },
-    // Only where a route issues speech credentials (shared/bundle-defines.d.ts).
-    ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer'
-      ? ({} as Pick<AppContext, 'speech'>)
-      : (() => {
-          const speech = lazily('speech providers', speechAdapter && ((cfg: Config) => speechAdapter(cfg, () => secrets().speechKeys?.() ?? Promise.resolve({}))), config);
-          return {
-            get speech() {
-              return speech();
-            },
-          };
-        })()),
+    // A getter of its own, never spread: spreading an object runs its getters, which would build
+    // (or, without an adapter, refuse) the speech port when the context is made.
+    get speech() {
+      if (!speech) throw new Error('This function has no speech providers; its route table entry does not declare one');
+      return speech();
+    },
   };
 }
 

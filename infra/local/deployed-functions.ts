@@ -81,6 +81,13 @@ const PSEUDO = (local: LocalResources): Record<string, string> => ({
   'AWS::URLSuffix': 'amazonaws.com',
 });
 
+/**
+ * The live channel's addresses (the WebSocket API and its management API): locally the server's
+ * own `/realtime` serves the channel (docs/local-and-aws.md), so the functions are given neither
+ * and the ticket answers the local address, as under `npm start`.
+ */
+const SERVED_BY_THE_LOCAL_SERVER = new Set(['REALTIME_URL', 'REALTIME_MANAGEMENT_URL']);
+
 const secretArn = (local: LocalResources, logicalId: string) => `arn:aws:secretsmanager:${local.region}:${local.account}:secret:${logicalId}-local`;
 
 /**
@@ -166,7 +173,11 @@ function functionsOf(stack: ServiceStack, directory: string, local: LocalResourc
       runtime: properties.Runtime as string,
       timeoutSeconds: Number(properties.Timeout ?? 3),
       memoryMb: Number(properties.MemorySize ?? 128),
-      environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, resolveTemplateValue(value, scope, local)])),
+      environment: Object.fromEntries(
+        Object.entries(variables)
+          .filter(([name]) => !SERVED_BY_THE_LOCAL_SERVER.has(name))
+          .map(([name, value]) => [name, resolveTemplateValue(value, scope, local)]),
+      ),
       logging: { level: properties.LoggingConfig?.ApplicationLogLevel, format: properties.LoggingConfig?.LogFormat },
     });
   };

@@ -241,7 +241,8 @@ describe('bad input', () => {
     expect(response.body).toMatchObject({ code: 400, error: 'VALIDATION_FAILED', details: [expect.objectContaining({ path })] });
   });
 
-  it('accepts 100 characters after trimming', async () => {
-    expect((await get(`/api/transcriptions?${q(`  ${'a'.repeat(100)}  `)}`)).status).toBe(200);
+  it('accepts 100 characters as sent, blanks included, as the document states (maxLength 100)', async () => {
+    expect((await get(`/api/transcriptions?${q(`  ${'a'.repeat(96)}  `)}`)).status).toBe(200);
+    expect((await get(`/api/transcriptions?${q(`  ${'a'.repeat(97)}  `)}`)).status).toBe(400);
   });
 });
