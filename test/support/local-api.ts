@@ -72,6 +72,9 @@ let bundles: Promise<Deployment> | undefined;
  * the server's settings (as CDK context), run on the Lambda runtime's Node. A test file that
  * imports another's tests after calling this runs them against what ships.
  */
+/** Whether this file's servers are the deployed bundles (serveDeployedBundles) rather than the sources. */
+export const servingDeployed = (): boolean => target === 'deployed';
+
 export function serveDeployedBundles(): void {
   target = 'deployed';
   // Before the file's own hooks: esbuild runs once per function (65), which outlasts hookTimeout.
