@@ -264,6 +264,9 @@ export async function startSpeechSession(ctx: ServiceContext, account: AccountRe
       throw quotaExhausted(monthSpent ? 'No speech minutes are left this month.' : 'No speech minutes are left today.', new Date(monthSpent ? quota.month.resetsAt : quota.day.resetsAt));
     }
     if (quota.liveSessions >= cfg.SPEECH_CONCURRENT_SESSIONS) {
+      // The session that fills the limit may be this very start, made by a parallel repeat since the
+      // pointer was read: then the next round answers it (200, replayed), not a refusal.
+      if (await findClientSession(ctx.db, account.userId, clientSessionId)) continue;
       throw new SpeechSessionsLimitError(`At most ${cfg.SPEECH_CONCURRENT_SESSIONS} speech sessions may be live at once. End one first.`);
     }
     // Before anything is written: a provider that fails leaves nothing behind and charges nothing.
