@@ -144,8 +144,39 @@ export function sumsSection(report: DocumentedCostReport): string {
   ].join('\n');
 }
 
+/** Whole dollars with a space between thousands, as the page writes numbers: $14 400. */
+const dollars = (value: number) => `$${Math.round(value).toLocaleString('en-US').replace(/,/g, ' ')}`;
+
+const PROVIDER_NAMES: Record<string, string> = { azure: 'Azure Speech', deepgram: 'Deepgram', aws: 'Amazon Transcribe (streaming)', tencent: 'Tencent Cloud real-time ASR' };
+
+/**
+ * Issue 44: the speech providers' bill for the profile's captioning, each provider's price per
+ * hour with its source and the date it was read, beside the service's own cost.
+ */
+export function speechSection(report: DocumentedCostReport): string {
+  const speech = report.details.speech;
+  if (!speech) return 'The usage profile has no `captioning`: no speech cost is computed.\n';
+  const stack = report.perThousandMauUsd;
+  const rows = speech.providers.map(
+    (row) =>
+      `| ${PROVIDER_NAMES[row.provider] ?? row.provider} (\`${row.provider}\`) | ${usd(row.usdPerHour, 3)}${row.verified ? '' : ' (unconfirmed)'} | ${dollars(row.perThousandMauUsd)} | ` +
+      `${dollars(row.perThousandMauUsd + stack)} | ${((100 * stack) / (row.perThousandMauUsd + stack)).toFixed(2)} % | [${new URL(row.source).host}${new URL(row.source).pathname}](${row.source}), read ${row.date} |`,
+  );
+  return [
+    `The profile captions **${speech.hoursPerUserPerMonth} hours a person a month** in ${speech.sessionsPerUserPerMonth} sessions; with a heartbeat of ${speech.heartbeatSeconds} s ` +
+      `(\`SPEECH_HEARTBEAT_SECONDS\`) that is ${speech.renewalsPerUserPerMonth} renewals a month, derived, never listed in the profile. The service's own part of it, the speech routes ` +
+      `(start, renew, end, quota) in the table above, is ${usd(speech.speechRoutesPerThousandMauUsd)} per 1 000 MAU of the stack's ${usd(stack)}. The provider bills by the hour of audio:`,
+    '',
+    "| provider | $ per hour | the provider, per 1 000 MAU a month | with the stack, per 1 000 MAU | the stack's share | price from |",
+    '|---|--:|--:|--:|--:|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
 /** The generated sections of docs/cost.md, by name. */
 export const costDocsSections = (report: DocumentedCostReport): Record<string, string> => ({
   'cost-operations': operationsTable(report),
   'cost-sums': sumsSection(report),
+  'cost-speech': speechSection(report),
 });

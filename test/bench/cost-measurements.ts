@@ -12,7 +12,7 @@ import { COST_DIR } from './cost-data';
 import type { DeploymentInventory } from './cost-deployment';
 import { COST_VARIANTS, routeOfOperation } from './cost-drivers';
 import type { AuthorizerMeasure, OperationMeasure } from './cost-measure';
-import { costReport } from './cost-model';
+import { costReport, withDerivedCalls } from './cost-model';
 import type { CostReport, Prices, UsageProfile } from './cost-model';
 
 /**
@@ -132,8 +132,16 @@ export function operationsToMeasure(
 /** The settings of the stack and the functions that pricing reads. */
 export function pricingSettings() {
   const defaults = parseConfig({ TABLE_NAME: 'cost' });
-  return { authorizerCacheSeconds: defaults.AUTHORIZER_CACHE_SECONDS, traceSampling: API_TRACE_SAMPLING, keysMaxAgeSeconds: defaults.KEYS_MAX_AGE_SECONDS };
+  return {
+    authorizerCacheSeconds: defaults.AUTHORIZER_CACHE_SECONDS,
+    traceSampling: API_TRACE_SAMPLING,
+    keysMaxAgeSeconds: defaults.KEYS_MAX_AGE_SECONDS,
+    speechHeartbeatSeconds: defaults.SPEECH_HEARTBEAT_SECONDS,
+  };
 }
+
+/** The profile as priced: its own calls and those its captioning implies with the deployment's heartbeat. */
+export const pricedProfile = (profile: UsageProfile): UsageProfile => withDerivedCalls(profile, pricingSettings());
 
 /** The report of the stored measurements, priced with `prices` and weighted by `profile`: no measuring. */
 export function priceMeasurements(measurements: Measurements, prices: Prices, profile: UsageProfile): CostReport {

@@ -41,6 +41,11 @@ export const pricesSchema = z.object({
     dataTransferOutPerGb: priceSchema,
     sesPerEmail: priceSchema,
   }),
+  /**
+   * Issue 44: what each speech provider charges per hour of audio streamed, by provider name
+   * (shared/config.ts SPEECH_PROVIDER_NAMES): the list price of the first volume tier.
+   */
+  speechPerHour: z.record(z.string(), priceSchema),
   smsPerMessage: z.record(z.string().regex(/^[A-Z]{2}$/), priceSchema),
   anchors: z.array(
     z.object({
@@ -94,8 +99,83 @@ export const profileSchema = z.object({
       providers: z.object({ apple: z.number().min(0).max(1), google: z.number().min(0).max(1), wechat: z.number().min(0).max(1) }),
     })
     .optional(),
+  /**
+   * Issue 44: the hours a person captions a month (audio streamed to a speech provider) in this
+   * many sessions, and why that figure. The speech routes' calls follow from it (withDerivedCalls):
+   * a start and an end per session, a renewal every SPEECH_HEARTBEAT_SECONDS in between; the
+   * profile does not list them itself.
+   */
+  captioning: z
+    .object({
+      hoursPerUserPerMonth: z.number().nonnegative(),
+      sessionsPerUserPerMonth: z.number().positive(),
+      why: z.string().min(1),
+    })
+    .optional(),
 });
 export type UsageProfile = z.infer<typeof profileSchema>;
+
+/** The speech routes whose calls the profile's captioning determines (issue 44). */
+export const SPEECH_START = 'POST /api/speech/sessions';
+export const SPEECH_RENEW = 'POST /api/speech/sessions/{sessionId}/renew';
+export const SPEECH_END = 'POST /api/speech/sessions/{sessionId}/end';
+
+/**
+ * The calls a profile implies beyond those it lists: with `captioning`, a start and an end per
+ * session and a renewal every heartbeat of each session but its last part (the end settles that),
+ * so the renewals can never disagree with the hours or the heartbeat. A profile that also lists
+ * one of these calls is refused: two figures for one fact.
+ */
+export function derivedCalls(profile: UsageProfile, settings: Pick<ModelSettings, 'speechHeartbeatSeconds'>): Record<string, number> {
+  const calls: Record<string, number> = {};
+  const captioning = profile.captioning;
+  if (captioning) {
+    const sessionSeconds = (captioning.hoursPerUserPerMonth * 3600) / captioning.sessionsPerUserPerMonth;
+    calls[SPEECH_START] = captioning.sessionsPerUserPerMonth;
+    calls[SPEECH_END] = captioning.sessionsPerUserPerMonth;
+    calls[SPEECH_RENEW] = round(captioning.sessionsPerUserPerMonth * Math.max(0, Math.ceil(sessionSeconds / settings.speechHeartbeatSeconds) - 1), 6);
+  }
+  return calls;
+}
+
+/** The profile with the calls it implies (derivedCalls) among its calls. */
+export function withDerivedCalls(profile: UsageProfile, settings: Pick<ModelSettings, 'speechHeartbeatSeconds'>): UsageProfile {
+  const derived = derivedCalls(profile, settings);
+  const listed = Object.keys(derived).filter((id) => profile.callsPerUserPerMonth[id] !== undefined);
+  if (listed.length > 0) throw new Error(`usage profile: ${listed.join(', ')} follow from its captioning (hours, sessions and the heartbeat); remove them from callsPerUserPerMonth`);
+  return { ...profile, callsPerUserPerMonth: { ...profile.callsPerUserPerMonth, ...derived } };
+}
+
+/** Issue 44: what the providers charge for the profile's captioning, beside the service's own cost. */
+export interface SpeechCost {
+  hoursPerUserPerMonth: number;
+  sessionsPerUserPerMonth: number;
+  heartbeatSeconds: number;
+  renewalsPerUserPerMonth: number;
+  /** The service's own part of captioning: the speech routes' calls (start, renew, end, quota). */
+  speechRoutesPerThousandMauUsd: number;
+  providers: { provider: string; usdPerHour: number; perThousandMauUsd: number; source: string; date: string; verified: boolean }[];
+}
+
+export function speechCost(profile: UsageProfile, prices: Prices, settings: Pick<ModelSettings, 'speechHeartbeatSeconds'>, speechRoutesPerThousandMauUsd: number): SpeechCost | undefined {
+  const captioning = profile.captioning;
+  if (!captioning) return undefined;
+  return {
+    hoursPerUserPerMonth: captioning.hoursPerUserPerMonth,
+    sessionsPerUserPerMonth: captioning.sessionsPerUserPerMonth,
+    heartbeatSeconds: settings.speechHeartbeatSeconds,
+    renewalsPerUserPerMonth: derivedCalls(profile, settings)[SPEECH_RENEW]!,
+    speechRoutesPerThousandMauUsd: round(speechRoutesPerThousandMauUsd, 4),
+    providers: Object.entries(prices.speechPerHour).map(([provider, price]) => ({
+      provider,
+      usdPerHour: price.usd,
+      perThousandMauUsd: round(captioning.hoursPerUserPerMonth * price.usd * 1000, 2),
+      source: price.source,
+      date: price.date,
+      verified: price.verified,
+    })),
+  };
+}
 
 /** Strips the `$comment` keys the data files carry for their readers. */
 export function withoutComments(value: unknown): unknown {
@@ -169,6 +249,8 @@ export interface ModelSettings {
   traceSampling: TraceSampling;
   /** KEYS_MAX_AGE_SECONDS of the deployment: how long a container uses its copy of the root secret. */
   keysMaxAgeSeconds: number;
+  /** SPEECH_HEARTBEAT_SECONDS of the deployment: how often a captioning app renews its session. */
+  speechHeartbeatSeconds: number;
 }
 
 /** The share of requests X-Ray records at a steady `requestsPerSecond`. */
@@ -389,6 +471,8 @@ export interface CostReport {
      * separate reads it replaces, everything else alike.
      */
     appOpen?: { summariesPerUserPerMonth: number; withSummary: AppOpenScenario; withSeparateReads: AppOpenScenario };
+    /** Issue 44: the providers' bill for the profile's captioning, per provider, beside the stack's. */
+    speech?: SpeechCost;
   };
 }
 
@@ -423,7 +507,8 @@ const appOpenScenario = (report: CostReport): AppOpenScenario => ({
   perThousandMauUsd: report.perThousandMauUsd,
 });
 
-export function costReport(input: ModelInput): CostReport {
+export function costReport(given: ModelInput): CostReport {
+  const input = { ...given, profile: withDerivedCalls(given.profile, given.settings) };
   const share = input.profile.passkeySignInShare ?? 0;
   const socialShare = input.profile.socialSignIns?.share ?? 0;
   const applied = { ...input, profile: withSignInShares(input.profile, { passkey: share, social: socialShare }) };
@@ -444,6 +529,9 @@ export function costReport(input: ModelInput): CostReport {
     withSummary: appOpenScenario(report),
     withSeparateReads: appOpenScenario(separateReads),
   };
+  const speechRoutes = report.details.perThousandMauByOperation.filter((row) => row.operation.startsWith('POST /api/speech/') || row.operation.startsWith('GET /api/speech/'));
+  const speech = speechCost(input.profile, input.prices, input.settings, speechRoutes.reduce((sum, row) => sum + row.usd, 0));
+  if (speech) report.details.speech = speech;
   return report;
 }
 

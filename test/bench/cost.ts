@@ -13,7 +13,7 @@ import { BUDGET_FILE, budgetText, readBudget, readPrices, readProfile, updatedBu
 import { deploymentInventory } from './cost-deployment';
 import type { DeploymentInventory } from './cost-deployment';
 import type { MeasuredCounts } from './cost-data';
-import { MEASUREMENTS_FILE, fingerprints, operationOrder, operationsToMeasure, priceMeasurements, readMeasurements, runOf, writeMeasurements } from './cost-measurements';
+import { MEASUREMENTS_FILE, fingerprints, operationOrder, operationsToMeasure, priceMeasurements, pricedProfile, readMeasurements, runOf, writeMeasurements } from './cost-measurements';
 import type { Measurements, StoredOperation } from './cost-measurements';
 import { BREAKDOWN_LABELS } from './cost-model';
 import type { Breakdown, CostReport, Prices, UsageProfile } from './cost-model';
@@ -164,6 +164,19 @@ function appOpenLines(report: CostReport): string[] {
   ];
 }
 
+/** Issue 44: the providers' bill for the profile's captioning, beside the stack's. */
+function speechLines(report: CostReport): string[] {
+  const speech = report.details.speech;
+  if (!speech) return [];
+  return [
+    `\nSpeech (issue 44): ${speech.hoursPerUserPerMonth} hours of captions a user a month, ${speech.renewalsPerUserPerMonth} renewals at a ${speech.heartbeatSeconds} s heartbeat; the speech routes $${speech.speechRoutesPerThousandMauUsd.toFixed(3)} of the stack's $${report.perThousandMauUsd.toFixed(3)} per 1 000 MAU\n` +
+      textTable(
+        ['provider', '$/hour', 'provider $/1 000 MAU', 'with the stack', 'source'],
+        speech.providers.map((row) => [row.provider, `${row.usdPerHour}${row.verified ? '' : ' (unconfirmed)'}`, row.perThousandMauUsd.toFixed(2), (row.perThousandMauUsd + report.perThousandMauUsd).toFixed(2), `${row.source} (${row.date})`]),
+      ),
+  ];
+}
+
 function print(report: CostReport, measured: Measurements, profile: UsageProfile, prices: Prices) {
   const rows = Object.entries(measured.operations);
   const commandsOf = new Map(rows.map(([id, operation]) => [id, operation.commands.join('+')]));
@@ -223,6 +236,7 @@ function print(report: CostReport, measured: Measurements, profile: UsageProfile
     ...socialLines(report),
     ...appOpenLines(report),
     `goal: at most $${report.details.goal.maxPerThousandMauUsd.toFixed(2)} (1/5 of ${report.details.goal.anchor}): ${report.details.goal.met ? 'met' : 'MISSED'}`,
+    ...speechLines(report),
   );
   out.push(
     `\nAnchors, USD per 1 000 MAU a month (list price / at 10k / at 100k MAU)\n` +
@@ -312,9 +326,9 @@ async function main() {
     log(`wrote ${MEASUREMENTS_FILE}`);
   }
   const report = priceMeasurements(measured, prices, profile);
-  print(report, measured, profile, prices);
+  print(report, measured, pricedProfile(profile), prices);
 
-  const documented = documentedReport(report, profile, measured.authorizer, runOf(measured));
+  const documented = documentedReport(report, pricedProfile(profile), measured.authorizer, runOf(measured));
   const jsonFile = option('--json');
   if (jsonFile) {
     writeFileSync(jsonFile, `${JSON.stringify(documented, null, 2)}\n`);

@@ -5,7 +5,7 @@ import { routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
 import { readBudget, readProfile } from '../bench/cost-data';
 import { COST_DRIVERS } from '../bench/cost-drivers';
-import { readMeasurements } from '../bench/cost-measurements';
+import { pricedProfile, readMeasurements } from '../bench/cost-measurements';
 import { READ_FIXTURES } from '../bench/fixtures';
 
 /**
@@ -211,7 +211,8 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     why: 'npm run cost prices only what the profile calls; 0 says on purpose that users do not call it (yet)',
     fix: 'add "{id}": 0 (or the calls per user a month you expect) to callsPerUserPerMonth, then npm run cost',
     appliesTo: () => true,
-    has: (route) => readProfile().callsPerUserPerMonth[routeId(route)] !== undefined,
+    // Its own figure, or one its captioning implies (the speech routes: withDerivedCalls).
+    has: (route) => pricedProfile(readProfile()).callsPerUserPerMonth[routeId(route)] !== undefined,
   },
   {
     name: 'bench read fixture',

@@ -8,8 +8,9 @@ import type { AuthorizerMeasure, OperationMeasure } from '../bench/cost-measure'
 import { customMetricSeries, inventoryOf } from '../bench/cost-deployment';
 import type { DeploymentInventory } from '../bench/cost-deployment';
 import { COST_VARIANTS, routeOfOperation } from '../bench/cost-drivers';
-import { operationsToMeasure, readMeasurements } from '../bench/cost-measurements';
-import { APP_OPEN_READS, agedSecretReads, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads, withSignInShares } from '../bench/cost-model';
+import { operationsToMeasure, pricedProfile, pricingSettings, readMeasurements } from '../bench/cost-measurements';
+import { SPEECH_PROVIDER_NAMES } from '../../shared/config';
+import { APP_OPEN_READS, SPEECH_END, SPEECH_RENEW, SPEECH_START, agedSecretReads, derivedCalls, withDerivedCalls, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads, withSignInShares } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
 /**
@@ -58,11 +59,23 @@ describe('cost model data', () => {
 
   it('gives every price and anchor its source and the date it was read', () => {
     const prices = readPrices();
-    for (const price of [...Object.values(prices.prices), ...Object.values(prices.smsPerMessage), ...prices.anchors]) {
+    for (const price of [...Object.values(prices.prices), ...Object.values(prices.speechPerHour), ...Object.values(prices.smsPerMessage), ...prices.anchors]) {
       expect(price.source).toMatch(/^https:\/\//);
       expect(price.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
     expect(prices.anchors.find((anchor) => anchor.name === 'Amazon Cognito Essentials')?.perThousandMauUsd).toBe(15);
+  });
+
+  it('prices every speech provider the service offers, and says why the profile captions as many hours as it does', () => {
+    expect(Object.keys(readPrices().speechPerHour).sort()).toEqual([...SPEECH_PROVIDER_NAMES].sort());
+    const captioning = readProfile().captioning!;
+    expect(captioning.hoursPerUserPerMonth).toBeGreaterThan(0);
+    expect(captioning.why).toMatch(/SPEECH_MONTHLY_SECONDS/);
+    // Captioning happens with the app open: within the profile's app-open time.
+    expect(captioning.hoursPerUserPerMonth).toBeLessThanOrEqual((readProfile().sessionsPerUserPerMonth * readProfile().minutesPerSession) / 60);
+    // The renewals are derived, never listed beside the hours they follow from.
+    for (const id of [SPEECH_START, SPEECH_RENEW, SPEECH_END]) expect(readProfile().callsPerUserPerMonth[id]).toBeUndefined();
+    expect(pricedProfile(readProfile()).callsPerUserPerMonth[SPEECH_RENEW]).toBe(derivedCalls(readProfile(), pricingSettings())[SPEECH_RENEW]);
   });
 
   it('prices each variant with its own route, and names only operations it measures in the default profile', () => {
@@ -140,7 +153,7 @@ describe('cost model arithmetic', () => {
   };
 
   const nothingMonthly: DeploymentInventory = { stage: 'test', webAcls: 0, wafRules: 0, alarms: 0, compositeAlarms: 0, dashboards: 0, secrets: 0, customMetrics: 0 };
-  const settings = { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 }, keysMaxAgeSeconds: 300 };
+  const settings = { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 }, keysMaxAgeSeconds: 300, speechHeartbeatSeconds: 60 };
 
   it('prices a call: gateway, a request and billed milliseconds of Lambda, and its units', () => {
     const cost = callCost(measure('GET /api/users/me'), prices.prices, profile, 0);
@@ -267,6 +280,53 @@ describe('cost model arithmetic', () => {
     expect(appOpen.withSeparateReads.requestsPerUserPerMonth).toBe(152 - 60 + 4 * 60);
     expect(appOpen.withSummary.perThousandMauUsd).toBe(report.perThousandMauUsd);
     expect(appOpen.withSummary.perThousandMauUsd).toBeLessThan(appOpen.withSeparateReads.perThousandMauUsd);
+  });
+
+  it('derives the speech routes\' calls from the captioning hours and the heartbeat, and refuses a profile that also lists them', () => {
+    const captioning = { hoursPerUserPerMonth: 10, sessionsPerUserPerMonth: 20, why: 'test' };
+    const captions = { ...profile, callsPerUserPerMonth: {}, captioning };
+    // 20 sessions of 30 minutes: a renewal each minute but the last (the end settles it).
+    expect(derivedCalls(captions, { speechHeartbeatSeconds: 60 })).toEqual({ [SPEECH_START]: 20, [SPEECH_END]: 20, [SPEECH_RENEW]: 580 });
+    expect(derivedCalls(captions, { speechHeartbeatSeconds: 30 })[SPEECH_RENEW]).toBe(20 * 59);
+    // A session shorter than a heartbeat renews never.
+    expect(derivedCalls({ ...captions, captioning: { ...captioning, hoursPerUserPerMonth: 0.1 } }, { speechHeartbeatSeconds: 60 })[SPEECH_RENEW]).toBe(0);
+    expect(derivedCalls(profile, { speechHeartbeatSeconds: 60 })).toEqual({});
+    expect(() => withDerivedCalls({ ...captions, callsPerUserPerMonth: { [SPEECH_RENEW]: 1200 } }, { speechHeartbeatSeconds: 60 })).toThrow(/follow from its captioning/);
+  });
+
+  it('shows what each speech provider bills for the profile\'s captioning beside the stack, and follows a changed price or a changed figure', () => {
+    const operations = [measure(SPEECH_START), measure(SPEECH_RENEW), measure(SPEECH_END), measure('GET /api/users/me')];
+    const captioning = { hoursPerUserPerMonth: 10, sessionsPerUserPerMonth: 20, why: 'test' };
+    const input = { operations, authorizer, prices, profile: { ...profile, captioning }, settings, deployment: nothingMonthly };
+    const report = costReport(input);
+    const speech = report.details.speech!;
+    expect(speech.renewalsPerUserPerMonth).toBe(580);
+    expect(speech.providers.map((row) => row.provider).sort()).toEqual([...SPEECH_PROVIDER_NAMES].sort());
+    const byProvider = (figures: typeof speech) => Object.fromEntries(figures.providers.map((row) => [row.provider, row.perThousandMauUsd]));
+    // 10 hours for each of 1 000 people at the provider's price an hour.
+    for (const row of speech.providers) expect(row.perThousandMauUsd).toBeCloseTo(10 * 1000 * prices.speechPerHour[row.provider]!.usd, 2);
+    // The renewals are priced as the stack's calls: 620 speech calls a user on top of the 100 reads.
+    expect(report.details.requestsPerUserPerMonth).toBe(100 + 20 + 580 + 20);
+    const speechRoutes = report.details.perThousandMauByOperation.filter((row) => row.operation.startsWith('POST /api/speech/')).reduce((sum, row) => sum + row.usd, 0);
+    expect(speech.speechRoutesPerThousandMauUsd).toBeCloseTo(speechRoutes, 3);
+    // The provider's bill is beside the stack's, not in it.
+    expect(report.perThousandMauUsd).toBeLessThan(speech.providers[0]!.perThousandMauUsd);
+    // A dearer Deepgram moves Deepgram's row only.
+    const dearer = { ...prices, speechPerHour: { ...prices.speechPerHour, deepgram: { ...prices.speechPerHour.deepgram!, usd: 2 } } };
+    const repriced = byProvider(costReport({ ...input, prices: dearer }).details.speech!);
+    expect(repriced.deepgram).toBeCloseTo(20_000, 2);
+    expect({ ...repriced, deepgram: 0 }).toEqual({ ...byProvider(speech), deepgram: 0 });
+    // Twice the hours: twice every provider's bill, and about twice the renewals.
+    const twice = costReport({ ...input, profile: { ...profile, captioning: { ...captioning, hoursPerUserPerMonth: 20 } } });
+    for (const [provider, usd] of Object.entries(byProvider(twice.details.speech!))) expect(usd).toBeCloseTo(2 * byProvider(speech)[provider]!, 2);
+    expect(twice.details.speech!.renewalsPerUserPerMonth).toBe(20 * 59);
+    // A longer heartbeat: fewer renewals, a cheaper stack, the same provider bill.
+    const slower = costReport({ ...input, settings: { ...settings, speechHeartbeatSeconds: 120 } });
+    expect(slower.details.speech!.renewalsPerUserPerMonth).toBe(20 * 14);
+    expect(slower.perThousandMauUsd).toBeLessThan(report.perThousandMauUsd);
+    expect(byProvider(slower.details.speech!)).toEqual(byProvider(speech));
+    // Without captioning in the profile: no speech figures.
+    expect(costReport({ ...input, profile }).details.speech).toBeUndefined();
   });
 
   it('never runs the authorizer more often than there are Bearer calls', () => {

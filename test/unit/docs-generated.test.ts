@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { codeSections } from '../../infra/tools/docs-figures';
 import { COST_REPORT_FILE, documentedReport } from '../bench/cost-docs';
 import { readPrices, readProfile } from '../bench/cost-data';
-import { priceMeasurements, readMeasurements, runOf } from '../bench/cost-measurements';
+import { priceMeasurements, pricedProfile, readMeasurements, runOf } from '../bench/cost-measurements';
 import type { DocumentedCostReport } from '../bench/cost-docs';
 import { sectionsOf, withSections } from '../../infra/tools/docs-sections';
 import { documentFiles, readDocument } from '../support/markdown';
@@ -27,7 +27,8 @@ describe('generated sections of README.md and docs/', () => {
   it('quote a cost report priced with the committed usage profile (else: npm run cost)', () => {
     const root = join(import.meta.dirname, '..', '..');
     const report = JSON.parse(readFileSync(join(root, COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
-    const profile = JSON.parse(readFileSync(join(root, 'cost', 'usage-profile.json'), 'utf8')) as { callsPerUserPerMonth: Record<string, number> };
+    // The profile's own calls and those its captioning implies (the speech routes: withDerivedCalls).
+    const profile = pricedProfile(readProfile());
     expect(report.details.callsPerUserPerMonth, 'cost/usage-profile.json changed since the last npm run cost').toEqual(profile.callsPerUserPerMonth);
   });
 
@@ -35,7 +36,7 @@ describe('generated sections of README.md and docs/', () => {
     const measurements = readMeasurements();
     expect(measurements, 'cost/measurements.json: run npm run cost').toBeDefined();
     const report = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
-    const priced = documentedReport(priceMeasurements(measurements!, readPrices(), readProfile()), readProfile(), measurements!.authorizer, runOf(measurements!));
+    const priced = documentedReport(priceMeasurements(measurements!, readPrices(), readProfile()), pricedProfile(readProfile()), measurements!.authorizer, runOf(measurements!));
     expect(report, 'cost/report.json is stale: npm run cost (it measures only what changed)').toEqual(JSON.parse(JSON.stringify(priced)));
   });
 
