@@ -34,8 +34,10 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const runAgainstLocalServer = async (block: string) => {
-  // Asynchronously: the server answering the script runs in this process.
-  const run = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block], { env: { ...process.env, BASE: api.url }, encoding: 'utf8' });
+  // Asynchronously: the server answering the script runs in this process. --norc: Node's stdio pipes are
+  // sockets, and a bash started with a socket on stdin and no SHLVL above takes itself for one run by
+  // sshd and reads the system bashrc (Debian's fails under -u: 'PS1: unbound variable'), as a reader's shell would not.
+  const run = await promisify(execFile)('bash', ['--norc', '-euo', 'pipefail', '-c', block], { env: { ...process.env, BASE: api.url }, encoding: 'utf8' });
   expect(run.stderr).toBe('');
   return run.stdout;
 };
