@@ -193,10 +193,15 @@ async function issueCredential(ctx: ServiceContext, provider: SpeechProviderName
   return { kind: issued.kind, value: issued.value, expiresAtMs, renewAfterMs, connect };
 }
 
-/** The credential the session holds if it lasts another heartbeat; otherwise a new one. */
+/**
+ * The credential the session holds until its `renewAfter` (it then lasts more than another
+ * heartbeat); from then on a new one. A renewal at `renewAfter` must get a new credential: an app
+ * renewing every heartbeat would otherwise keep one that expires as its next renewal arrives.
+ */
 async function credentialFor(ctx: ServiceContext, session: SpeechSessionRecord, now: Date): Promise<{ credential: StoredCredential; fresh: boolean }> {
   const held = session.credential;
-  if (held && held.expiresAtMs - now.getTime() >= ctx.config.SPEECH_HEARTBEAT_SECONDS * 1000) return { credential: held, fresh: false };
+  const nowMs = now.getTime();
+  if (held && nowMs < held.renewAfterMs && held.expiresAtMs - nowMs >= ctx.config.SPEECH_HEARTBEAT_SECONDS * 1000) return { credential: held, fresh: false };
   return { credential: await issueCredential(ctx, session.provider as SpeechProviderName, session.language, session.sampleRate, now), fresh: true };
 }
 

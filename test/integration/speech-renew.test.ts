@@ -115,32 +115,38 @@ describe('POST /api/speech/sessions/{sessionId}/renew', () => {
     expect(ended.body.quota.day.usedSeconds).toBe(2);
   });
 
-  it('re-mints a credential only when the one held would expire within a heartbeat', async () => {
+  it('keeps the credential held until its renewAfter and hands a new one from then, a heartbeat before the held one expires', async () => {
     const { api: slow, standIns: slowStandIns, close } = await startSpeechApi({ SPEECH_HEARTBEAT_SECONDS: '60' });
     try {
       const owner = await newAccount(slow, 'remint');
-      slow.clock.freeze(new Date());
+      // At a whole second: the answers' times are whole seconds.
+      slow.clock.freeze(new Date(Math.floor(Date.now() / 1000) * 1000));
       const started = await slow.request('POST', '/api/speech/sessions', { token: owner.token, body: startBody({ provider: 'deepgram' }) });
       const grants = slowStandIns.speech.issued.deepgram.length;
-      slow.clock.advance(60);
-      const first = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 60 } });
-      // 120 s asked, 60 s left: still a heartbeat's worth, the same token.
-      expect(first.body.credential.value).toBe(started.body.credential.value);
+      // 120 s asked: renewAfter a heartbeat before it expires.
+      const issued = slow.clock.now().getTime();
+      expect(Date.parse(started.body.credential.renewAfter)).toBe(issued + 60_000);
       slow.clock.advance(30);
-      const second = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 90 } });
+      const first = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 30 } });
+      // Before renewAfter: the same token.
+      expect(first.body.credential.value).toBe(started.body.credential.value);
+      // At renewAfter, as an app renewing every heartbeat arrives: a new one (the held one would expire at its next renewal).
+      slow.clock.advance(30);
+      const second = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 60 } });
       expect(second.body.credential.value).not.toBe(started.body.credential.value);
       expect(slowStandIns.speech.issued.deepgram.length).toBe(grants + 1);
       expect(second.body.credential.value).toBe(slowStandIns.speech.issued.deepgram.at(-1)!.token);
+      expect(Date.parse(second.body.credential.expiresAt) - slow.clock.now().getTime()).toBe(120_000);
       // The provider failing when a new one is needed: 503 with the fallbacks, and nothing charged.
       slowStandIns.speech.mode = 'fail';
       slow.clock.advance(61);
-      const failed = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 151 } });
+      const failed = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 121 } });
       slowStandIns.speech.mode = 'ok';
       expect(failed.status).toBe(503);
       expect(failed.body).toMatchObject({ error: 'PROVIDER_UNAVAILABLE', fallbackProviders: ['azure', 'aws', 'tencent'] });
-      expect((await slow.request('GET', '/api/speech/quota', { token: owner.token })).body.day.usedSeconds).toBe(90);
-      const retried = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 151 } });
-      expect(retried.body.quota.day.usedSeconds).toBe(151);
+      expect((await slow.request('GET', '/api/speech/quota', { token: owner.token })).body.day.usedSeconds).toBe(60);
+      const retried = await slow.request('POST', `/api/speech/sessions/${started.body.sessionId}/renew`, { token: owner.token, body: { elapsedSeconds: 121 } });
+      expect(retried.body.quota.day.usedSeconds).toBe(121);
     } finally {
       await close();
     }
