@@ -17,6 +17,7 @@ const COLORS: Record<keyof Breakdown, string> = {
   xRay: '#b07aa1',
   dataTransfer: '#9c755f',
   storage: '#76b7b2',
+  liveChannel: '#edc948',
   fixedMonthly: '#8cd17d',
 };
 const ANCHOR_COLOR = '#bab0ac';

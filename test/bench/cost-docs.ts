@@ -127,7 +127,7 @@ export function sumsSection(report: DocumentedCostReport): string {
   return [
     `The run of ${details.run.date} on Node.js ${details.run.node} (\`${COST_REPORT_FILE}\` holds it in full). The sums, at ${details.mau.toLocaleString('en-US').replace(/,/g, ' ')} MAU, messaging excluded:`,
     '',
-    `- **${Math.round(details.requestsPerUserPerMonth)} requests a user a month; ${usd(report.perMillionRequestsUsd)} per million requests** of this mix (storage and the monthly charges excluded).`,
+    `- **${Math.round(details.requestsPerUserPerMonth)} requests a user a month; ${usd(report.perMillionRequestsUsd)} per million requests** of this mix (storage, the live channel and the monthly charges excluded).`,
     `- **${usd(total)} per 1 000 MAU a month.** The sign-in part alone (the identity and session routes and the authorizer, what Cognito would replace) is **${usd(details.identityPerThousandMauUsd)}**${anchorShare(report, details.identityPerThousandMauUsd)}.`,
     `- With transactions billed per item as DynamoDB bills them: **${usd(details.withPerItemTransactions.perThousandMauUsd)}** (DynamoDB ${usd(details.withPerItemTransactions.dynamoDbPerThousandMauUsd)} instead of ${usd(details.perThousandMauByComponent.dynamoDb)}).`,
     `- The deployment pays ${usd(deployment.fixedMonthlyUsd)} a month whatever its traffic (the WAF web ACL${deployment.webAcls === 0 ? ' (none)' : ''} and its ${deployment.wafRules} rules, ${deployment.alarms} alarms, ` +
@@ -174,9 +174,37 @@ export function speechSection(report: DocumentedCostReport): string {
   ].join('\n');
 }
 
+/** Issue 45: the live channel's month by part, and the price of a change's pokes and of an open hour. */
+export function liveChannelSection(report: DocumentedCostReport): string {
+  const live = report.details.liveChannel;
+  if (!live) return 'The usage profile has no `liveChannel`: the live channel is not priced.\n';
+  const parts = live.perThousandMauUsd;
+  const row = (what: string, usdValue: number) => `| ${what} | ${usd(usdValue, 3)} |`;
+  return [
+    `The profile's ${live.openHoursPerUserPerMonth} hours of open apps a person a month hold ${live.connectionsPerUserPerMonth} connections (one ticket each, \`POST /api/realtime/ticket\` in the table above); ` +
+      `its ${live.changesPerUserPerMonth} record changes poke ${live.connectionsPokedPerChange} connections each: ${live.messagesPerUserPerMonth.pokes} pokes, beside ${live.messagesPerUserPerMonth.pingsAndPongs} pings and pongs. ` +
+      `The functions run ${live.invocationsPerUserPerMonth.connection} times (pings, $connect, $disconnect), the authorizer ${live.invocationsPerUserPerMonth.authorizer}, the fan-out ${live.invocationsPerUserPerMonth.fanOut} (a batch per change, and one per closed connection).`,
+    '',
+    '| part | $ per 1 000 MAU a month |',
+    '|---|--:|',
+    row('API Gateway WebSocket messages (pokes, pings, pongs)', parts.messages),
+    row('API Gateway WebSocket connection-minutes', parts.connectionMinutes),
+    row('Lambda: the connection function, the $connect authorizer, the fan-out', parts.lambda),
+    row('DynamoDB: the connection items written, the fan-out\'s reads', parts.dynamoDb),
+    row('DynamoDB stream reads by the fan-out', parts.streamReads),
+    row('CloudWatch Logs: the functions\' platform lines, the stage\'s access log', parts.logs),
+    `| **the live channel** | **${usd(parts.total, 3)}** |`,
+    '',
+    `**A change's pokes** (its share of a fan-out batch, the account's two reads and a message to each of ${live.connectionsPokedPerChange} connections): ${usd(live.usdPerMillionChanges)} per million changes. ` +
+      `**An hour of an open app** (60 connection-minutes and 12 pings with their pongs and the function answering them): ${usd(live.usdPerMillionConnectionHours)} per million connection-hours.`,
+    '',
+  ].join('\n');
+}
+
 /** The generated sections of docs/cost.md, by name. */
 export const costDocsSections = (report: DocumentedCostReport): Record<string, string> => ({
   'cost-operations': operationsTable(report),
   'cost-sums': sumsSection(report),
   'cost-speech': speechSection(report),
+  'cost-live': liveChannelSection(report),
 });

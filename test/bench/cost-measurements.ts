@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SMALL_MEMORY_MB } from '../../infra/constructs/service-function';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { parseConfig } from '../../shared/config';
 import { authorizer, findRoute, routeId, routes } from '../../shared/routes';
@@ -11,6 +12,7 @@ import type { BundleTarget } from './bundles';
 import { COST_DIR } from './cost-data';
 import type { DeploymentInventory } from './cost-deployment';
 import { COST_VARIANTS, routeOfOperation } from './cost-drivers';
+import { platformLogBytes } from './cost-measure';
 import type { AuthorizerMeasure, OperationMeasure } from './cost-measure';
 import { costReport, withDerivedCalls } from './cost-model';
 import type { CostReport, Prices, UsageProfile } from './cost-model';
@@ -137,6 +139,8 @@ export function pricingSettings() {
     traceSampling: API_TRACE_SAMPLING,
     keysMaxAgeSeconds: defaults.KEYS_MAX_AGE_SECONDS,
     speechHeartbeatSeconds: defaults.SPEECH_HEARTBEAT_SECONDS,
+    liveChannelMemoryMb: SMALL_MEMORY_MB,
+    liveChannelLogBytesPerInvocation: platformLogBytes(SMALL_MEMORY_MB),
   };
 }
 

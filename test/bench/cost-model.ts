@@ -40,6 +40,9 @@ export const pricesSchema = z.object({
     cloudWatchPerCustomMetricMonth: priceSchema,
     dataTransferOutPerGb: priceSchema,
     sesPerEmail: priceSchema,
+    apiGatewayWebSocketPerMillionMessages: priceSchema,
+    apiGatewayWebSocketPerMillionConnectionMinutes: priceSchema,
+    dynamoDbStreamsPerMillionReadsByLambda: priceSchema,
   }),
   /**
    * Issue 44: what each speech provider charges per hour of audio streamed, by provider name
@@ -112,8 +115,132 @@ export const profileSchema = z.object({
       why: z.string().min(1),
     })
     .optional(),
+  /**
+   * Issue 45: the live channel. Each app open holds one connection for its minutes
+   * (`sessionsPerUserPerMonth` x `minutesPerSession`: the profile's hours of open apps, one fact);
+   * a change of a record pokes this many open connections of its account, and the stream hands
+   * the fan-out this many changes per batch. The ticket requests follow (withDerivedCalls).
+   */
+  liveChannel: z
+    .object({
+      connectionsPokedPerChange: z.number().nonnegative(),
+      changesPerFanOutBatch: z.number().positive(),
+      why: z.string().min(1),
+    })
+    .optional(),
 });
 export type UsageProfile = z.infer<typeof profileSchema>;
+
+/** The ticket an app asks for before each connection of the live channel (issue 45). */
+export const REALTIME_TICKET = 'POST /api/realtime/ticket';
+/** The routes whose calls write a change-feed entry, which pokes the account's open connections. */
+export const CHANGE_OPERATIONS = ['POST /api/transcriptions', 'PATCH /api/transcriptions/{id}', 'DELETE /api/transcriptions/{id}'];
+
+/**
+ * What the live channel's functions do per event, from the code (docs/realtime.md), not measured:
+ * the figures the model multiplies the profile's connections, pings and changes by.
+ */
+export const LIVE_CHANNEL_WORK = {
+  /** The client pings every 5 minutes (client/src/realtime.ts) and gets a pong: two messages. */
+  pingMinutes: 5,
+  /** API Gateway closes a connection after 2 hours; the client opens a new one before. */
+  maxConnectionMinutes: 120,
+  /** Billed milliseconds per invocation: a ping answered, $connect accepted, $disconnect's delete. */
+  connectionMs: { ping: 3, connect: 3, disconnect: 12 },
+  /** The $connect authorizer: one transaction (the ticket deleted, the profile checked, the connection put). */
+  authorizerMs: 25,
+  /** A fan-out batch: two reads per changed account, one management-API send per connection. */
+  fanOutMs: 45,
+  /** Write units of the authorizer's transaction as DynamoDB bills it: four items, two units each. */
+  admitWriteUnits: 8,
+  /** $disconnect deletes the connection's item: one unit. */
+  disconnectWriteUnits: 1,
+  /** The fan-out reads an account's connections (a query) and its profile: one unit each. */
+  fanOutReadUnitsPerAccount: 2,
+  /** A WebSocket access-log line (the stage's format filled in), per connect, disconnect and message in. */
+  accessLogBytes: 260,
+} as const;
+
+/** Issue 45: the live channel's month, per user, and its price per 1 000 MAU by part. */
+export interface LiveChannelCost {
+  openHoursPerUserPerMonth: number;
+  connectionsPerUserPerMonth: number;
+  changesPerUserPerMonth: number;
+  connectionsPokedPerChange: number;
+  messagesPerUserPerMonth: { pokes: number; pingsAndPongs: number };
+  invocationsPerUserPerMonth: { connection: number; authorizer: number; fanOut: number };
+  perThousandMauUsd: { messages: number; connectionMinutes: number; lambda: number; dynamoDb: number; streamReads: number; logs: number; total: number };
+  /** One change: its share of a fan-out batch and a poke to each connection it reaches. */
+  usdPerMillionChanges: number;
+  /** One hour of an open app: 60 connection-minutes, its pings and pongs and the function answering the pings. */
+  usdPerMillionConnectionHours: number;
+}
+
+const GIB_BYTES = 1024 ** 3;
+
+/** The live channel's month for one user (issue 45), or nothing when the profile has no live channel. */
+export function liveChannelCost(profile: UsageProfile, prices: Prices['prices'], settings: Pick<ModelSettings, 'liveChannelMemoryMb' | 'liveChannelLogBytesPerInvocation'>): LiveChannelCost | undefined {
+  const live = profile.liveChannel;
+  if (!live) return undefined;
+  const work = LIVE_CHANNEL_WORK;
+  const message = prices.apiGatewayWebSocketPerMillionMessages.usd / 1e6;
+  const connectionMinute = prices.apiGatewayWebSocketPerMillionConnectionMinutes.usd / 1e6;
+  const invocation = (ms: number) => prices.lambdaPerMillionRequests.usd / 1e6 + (settings.liveChannelMemoryMb / 1024) * (Math.ceil(ms) / 1000) * prices.lambdaArmPerGbSecond.usd;
+  const logLine = (bytes: number) => (bytes / GIB_BYTES) * prices.cloudWatchLogsIngestionPerGb.usd;
+  const invocationLog = logLine(settings.liveChannelLogBytesPerInvocation);
+
+  const openMinutes = profile.sessionsPerUserPerMonth * profile.minutesPerSession;
+  const connections = profile.sessionsPerUserPerMonth * Math.ceil(profile.minutesPerSession / work.maxConnectionMinutes);
+  const changes = CHANGE_OPERATIONS.reduce((sum, id) => sum + (profile.callsPerUserPerMonth[id] ?? 0), 0);
+  const pings = openMinutes / work.pingMinutes;
+  const pokes = changes * live.connectionsPokedPerChange;
+  // Each change's entry reaches the fan-out, and so does each $disconnect's removed connection item.
+  const changeBatches = changes / live.changesPerFanOutBatch;
+  const fanOuts = changeBatches + connections;
+
+  const messages = (pokes + 2 * pings) * message;
+  const minutes = openMinutes * connectionMinute;
+  const lambda =
+    pings * invocation(work.connectionMs.ping) +
+    connections * (invocation(work.connectionMs.connect) + invocation(work.connectionMs.disconnect) + invocation(work.authorizerMs)) +
+    fanOuts * invocation(work.fanOutMs);
+  const dynamoDb =
+    (connections * (work.admitWriteUnits + work.disconnectWriteUnits) * prices.dynamoDbPerMillionWriteUnits.usd +
+      changeBatches * work.fanOutReadUnitsPerAccount * prices.dynamoDbPerMillionReadUnits.usd) /
+    1e6;
+  const streamReads = (fanOuts * prices.dynamoDbStreamsPerMillionReadsByLambda.usd) / 1e6;
+  const invocations = { connection: pings + 2 * connections, authorizer: connections, fanOut: fanOuts };
+  const logs = (invocations.connection + invocations.authorizer + invocations.fanOut) * invocationLog + (pings + 2 * connections) * logLine(work.accessLogBytes);
+
+  // A change: its share of a batch (invocation, the account's reads, the stream read) and its pokes.
+  const perChange =
+    (invocation(work.fanOutMs) + invocationLog + (work.fanOutReadUnitsPerAccount * prices.dynamoDbPerMillionReadUnits.usd) / 1e6 + prices.dynamoDbStreamsPerMillionReadsByLambda.usd / 1e6) /
+      live.changesPerFanOutBatch +
+    live.connectionsPokedPerChange * message;
+  const pingsPerHour = 60 / work.pingMinutes;
+  const perConnectionHour = 60 * connectionMinute + pingsPerHour * (2 * message + invocation(work.connectionMs.ping) + invocationLog + logLine(work.accessLogBytes));
+  const total = messages + minutes + lambda + dynamoDb + streamReads + logs;
+  const thousand = (usd: number) => round(usd * 1000, 4);
+  return {
+    openHoursPerUserPerMonth: round(openMinutes / 60, 3),
+    connectionsPerUserPerMonth: connections,
+    changesPerUserPerMonth: round(changes, 3),
+    connectionsPokedPerChange: live.connectionsPokedPerChange,
+    messagesPerUserPerMonth: { pokes: round(pokes, 3), pingsAndPongs: round(2 * pings, 3) },
+    invocationsPerUserPerMonth: { connection: round(invocations.connection, 3), authorizer: connections, fanOut: round(fanOuts, 3) },
+    perThousandMauUsd: {
+      messages: thousand(messages),
+      connectionMinutes: thousand(minutes),
+      lambda: thousand(lambda),
+      dynamoDb: thousand(dynamoDb),
+      streamReads: thousand(streamReads),
+      logs: thousand(logs),
+      total: thousand(total),
+    },
+    usdPerMillionChanges: round(perChange * 1e6, 4),
+    usdPerMillionConnectionHours: round(perConnectionHour * 1e6, 4),
+  };
+}
 
 /** The speech routes whose calls the profile's captioning determines (issue 44). */
 export const SPEECH_START = 'POST /api/speech/sessions';
@@ -135,6 +262,8 @@ export function derivedCalls(profile: UsageProfile, settings: Pick<ModelSettings
     calls[SPEECH_END] = captioning.sessionsPerUserPerMonth;
     calls[SPEECH_RENEW] = round(captioning.sessionsPerUserPerMonth * Math.max(0, Math.ceil(sessionSeconds / settings.speechHeartbeatSeconds) - 1), 6);
   }
+  // Issue 45: a ticket before each connection: one per app open, another every 2 hours it stays open.
+  if (profile.liveChannel) calls[REALTIME_TICKET] = profile.sessionsPerUserPerMonth * Math.ceil(profile.minutesPerSession / LIVE_CHANNEL_WORK.maxConnectionMinutes);
   return calls;
 }
 
@@ -142,7 +271,7 @@ export function derivedCalls(profile: UsageProfile, settings: Pick<ModelSettings
 export function withDerivedCalls(profile: UsageProfile, settings: Pick<ModelSettings, 'speechHeartbeatSeconds'>): UsageProfile {
   const derived = derivedCalls(profile, settings);
   const listed = Object.keys(derived).filter((id) => profile.callsPerUserPerMonth[id] !== undefined);
-  if (listed.length > 0) throw new Error(`usage profile: ${listed.join(', ')} follow from its captioning (hours, sessions and the heartbeat); remove them from callsPerUserPerMonth`);
+  if (listed.length > 0) throw new Error(`usage profile: ${listed.join(', ')} follow from its captioning (hours, sessions and the heartbeat) or its live channel (app opens); remove them from callsPerUserPerMonth`);
   return { ...profile, callsPerUserPerMonth: { ...profile.callsPerUserPerMonth, ...derived } };
 }
 
@@ -207,6 +336,8 @@ export interface Breakdown {
   xRay: number;
   dataTransfer: number;
   storage: number;
+  /** Issue 45: the live channel (WebSocket messages and connection-minutes, its functions, the fan-out's reads). */
+  liveChannel: number;
   /** What the deployment pays by the month whatever its traffic, shared by its users. */
   fixedMonthly: number;
 }
@@ -222,10 +353,11 @@ export const BREAKDOWN_LABELS: Record<keyof Breakdown, string> = {
   xRay: 'X-Ray traces',
   dataTransfer: 'data transfer out',
   storage: 'DynamoDB storage',
+  liveChannel: 'live channel: WebSocket messages and minutes, its functions',
   fixedMonthly: 'by the month: WAF ACL and rules, alarms, dashboard, metrics, secret',
 };
 
-const zero = (): Breakdown => ({ apiGateway: 0, waf: 0, lambda: 0, coldStarts: 0, secretReads: 0, dynamoDb: 0, logs: 0, xRay: 0, dataTransfer: 0, storage: 0, fixedMonthly: 0 });
+const zero = (): Breakdown => ({ apiGateway: 0, waf: 0, lambda: 0, coldStarts: 0, secretReads: 0, dynamoDb: 0, logs: 0, xRay: 0, dataTransfer: 0, storage: 0, liveChannel: 0, fixedMonthly: 0 });
 const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, value) => sum + value, 0);
 const GIB = 1024 ** 3;
 const SECONDS_PER_MONTH = 30 * 86_400;
@@ -251,6 +383,10 @@ export interface ModelSettings {
   keysMaxAgeSeconds: number;
   /** SPEECH_HEARTBEAT_SECONDS of the deployment: how often a captioning app renews its session. */
   speechHeartbeatSeconds: number;
+  /** The live channel's functions' memory (infra/constructs/realtime-area.ts). */
+  liveChannelMemoryMb: number;
+  /** Lambda's platform lines per invocation at that memory (cost-measure.ts platformLogBytes). */
+  liveChannelLogBytesPerInvocation: number;
 }
 
 /** The share of requests X-Ray records at a steady `requestsPerSecond`. */
@@ -473,6 +609,8 @@ export interface CostReport {
     appOpen?: { summariesPerUserPerMonth: number; withSummary: AppOpenScenario; withSeparateReads: AppOpenScenario };
     /** Issue 44: the providers' bill for the profile's captioning, per provider, beside the stack's. */
     speech?: SpeechCost;
+    /** Issue 45: the live channel, in the stack's sum as its own component. */
+    liveChannel?: LiveChannelCost;
   };
 }
 
@@ -593,9 +731,11 @@ function sums(
   identity.secretReads += secretReReads * secretReadPrice;
   const fixedMonthly = fixedMonthlyUsd(deployment, prices.prices);
   perUser.fixedMonthly += fixedMonthly / profile.mau;
+  const liveChannel = liveChannelCost(profile, prices.prices, settings);
+  if (liveChannel) perUser.liveChannel += liveChannel.perThousandMauUsd.total / 1000;
 
-  // Per request of the mix: what grows with requests (storage and the monthly charges do not).
-  const perMillionRequestsUsd = requestsPerUser > 0 ? ((total(perUser) - perUser.storage - perUser.fixedMonthly) / requestsPerUser) * 1e6 : 0;
+  // Per request of the mix: what grows with requests (storage, the live channel and the monthly charges do not).
+  const perMillionRequestsUsd = requestsPerUser > 0 ? ((total(perUser) - perUser.storage - perUser.liveChannel - perUser.fixedMonthly) / requestsPerUser) * 1e6 : 0;
   const messages = operations.reduce((sum, operation) => sum + calls(operation.operation) * (operation.messages.email + operation.messages.sms), 0);
   const perThousandMauUsd = total(perUser) * 1000;
   const goalAnchor = prices.anchors.find((anchor) => anchor.name === GOAL_ANCHOR);
@@ -622,6 +762,7 @@ function sums(
       unknownOperations,
       unpricedOperations,
       goal: { anchor: GOAL_ANCHOR, maxPerThousandMauUsd: round(maxPerThousand, 4), met: perThousandMauUsd <= maxPerThousand },
+      ...(liveChannel ? { liveChannel } : {}),
     },
   };
 }

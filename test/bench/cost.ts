@@ -177,6 +177,21 @@ function speechLines(report: CostReport): string[] {
   ];
 }
 
+/** Issue 45: the live channel's month, and a change's and an open hour's price. */
+function liveChannelLines(report: CostReport): string[] {
+  const live = report.details.liveChannel;
+  if (!live) return [];
+  const parts = live.perThousandMauUsd;
+  return [
+    `\nLive channel (issue 45): ${live.openHoursPerUserPerMonth} open hours, ${live.connectionsPerUserPerMonth} connections, ${live.changesPerUserPerMonth} changes a user a month; ` +
+      `${live.messagesPerUserPerMonth.pokes} pokes and ${live.messagesPerUserPerMonth.pingsAndPongs} pings and pongs; ` +
+      `${live.invocationsPerUserPerMonth.connection} + ${live.invocationsPerUserPerMonth.authorizer} + ${live.invocationsPerUserPerMonth.fanOut} invocations (connection, authorizer, fan-out)`,
+    `  per 1 000 MAU: messages $${parts.messages.toFixed(3)}, connection-minutes $${parts.connectionMinutes.toFixed(3)}, Lambda $${parts.lambda.toFixed(3)}, DynamoDB $${parts.dynamoDb.toFixed(3)}, ` +
+      `stream reads $${parts.streamReads.toFixed(3)}, logs $${parts.logs.toFixed(3)}: $${parts.total.toFixed(3)}`,
+    `  a change (its pokes and its share of a fan-out): $${live.usdPerMillionChanges.toFixed(2)} per million; an hour of an open app: $${live.usdPerMillionConnectionHours.toFixed(2)} per million`,
+  ];
+}
+
 function print(report: CostReport, measured: Measurements, profile: UsageProfile, prices: Prices) {
   const rows = Object.entries(measured.operations);
   const commandsOf = new Map(rows.map(([id, operation]) => [id, operation.commands.join('+')]));
@@ -228,7 +243,7 @@ function print(report: CostReport, measured: Measurements, profile: UsageProfile
       ),
   );
   out.push(
-    `\n${report.details.requestsPerUserPerMonth} requests per user a month; $${report.perMillionRequestsUsd.toFixed(3)} per million requests of this mix (storage excluded)`,
+    `\n${report.details.requestsPerUserPerMonth} requests per user a month; $${report.perMillionRequestsUsd.toFixed(3)} per million requests of this mix (storage, the live channel and the monthly charges excluded)`,
     `$${report.perThousandMauUsd.toFixed(3)} per 1 000 MAU a month, messaging excluded (sign-in part only: $${report.details.identityPerThousandMauUsd.toFixed(3)})`,
     `with transactions billed per item as on AWS (DynamoDB Local reports less): $${report.details.withPerItemTransactions.perThousandMauUsd.toFixed(3)} per 1 000 MAU (DynamoDB $${report.details.withPerItemTransactions.dynamoDbPerThousandMauUsd.toFixed(3)})`,
     `$${report.messagingPerThousandMauUsd.toFixed(3)} per 1 000 MAU a month for verification messages (SES and SMS, mix of the profile)`,
@@ -236,6 +251,7 @@ function print(report: CostReport, measured: Measurements, profile: UsageProfile
     ...socialLines(report),
     ...appOpenLines(report),
     `goal: at most $${report.details.goal.maxPerThousandMauUsd.toFixed(2)} (1/5 of ${report.details.goal.anchor}): ${report.details.goal.met ? 'met' : 'MISSED'}`,
+    ...liveChannelLines(report),
     ...speechLines(report),
   );
   out.push(

@@ -10,7 +10,7 @@ import type { DeploymentInventory } from '../bench/cost-deployment';
 import { COST_VARIANTS, routeOfOperation } from '../bench/cost-drivers';
 import { operationsToMeasure, pricedProfile, pricingSettings, readMeasurements } from '../bench/cost-measurements';
 import { SPEECH_PROVIDER_NAMES } from '../../shared/config';
-import { APP_OPEN_READS, SPEECH_END, SPEECH_RENEW, SPEECH_START, agedSecretReads, derivedCalls, withDerivedCalls, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads, withSignInShares } from '../bench/cost-model';
+import { APP_OPEN_READS, LIVE_CHANNEL_WORK, REALTIME_TICKET, SPEECH_END, SPEECH_RENEW, SPEECH_START, agedSecretReads, derivedCalls, withDerivedCalls, callCost, costReport, fixedMonthlyUsd, messageCost, sampledShare, withPasskeyShare, withSeparateOpenReads, withSignInShares } from '../bench/cost-model';
 import type { UsageProfile } from '../bench/cost-model';
 
 /**
@@ -73,6 +73,10 @@ describe('cost model data', () => {
     expect(captioning.why).toMatch(/SPEECH_MONTHLY_SECONDS/);
     // Captioning happens with the app open: within the profile's app-open time.
     expect(captioning.hoursPerUserPerMonth).toBeLessThanOrEqual((readProfile().sessionsPerUserPerMonth * readProfile().minutesPerSession) / 60);
+    // The tickets are derived from the app opens, as the renewals from the captioning hours: never listed.
+    expect(readProfile().callsPerUserPerMonth[REALTIME_TICKET]).toBeUndefined();
+    expect(pricedProfile(readProfile()).callsPerUserPerMonth[REALTIME_TICKET]).toBe(readProfile().sessionsPerUserPerMonth);
+    expect(readProfile().liveChannel?.why).toMatch(/second open app/);
     // The renewals are derived, never listed beside the hours they follow from.
     for (const id of [SPEECH_START, SPEECH_RENEW, SPEECH_END]) expect(readProfile().callsPerUserPerMonth[id]).toBeUndefined();
     expect(pricedProfile(readProfile()).callsPerUserPerMonth[SPEECH_RENEW]).toBe(derivedCalls(readProfile(), pricingSettings())[SPEECH_RENEW]);
@@ -153,7 +157,7 @@ describe('cost model arithmetic', () => {
   };
 
   const nothingMonthly: DeploymentInventory = { stage: 'test', webAcls: 0, wafRules: 0, alarms: 0, compositeAlarms: 0, dashboards: 0, secrets: 0, customMetrics: 0 };
-  const settings = { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 }, keysMaxAgeSeconds: 300, speechHeartbeatSeconds: 60 };
+  const settings = { authorizerCacheSeconds: 300, traceSampling: { reservoirPerSecond: 0, fixedRate: 0 }, keysMaxAgeSeconds: 300, speechHeartbeatSeconds: 60, liveChannelMemoryMb: 256, liveChannelLogBytesPerInvocation: 470 };
 
   it('prices a call: gateway, a request and billed milliseconds of Lambda, and its units', () => {
     const cost = callCost(measure('GET /api/users/me'), prices.prices, profile, 0);
@@ -327,6 +331,58 @@ describe('cost model arithmetic', () => {
     expect(byProvider(slower.details.speech!)).toEqual(byProvider(speech));
     // Without captioning in the profile: no speech figures.
     expect(costReport({ ...input, profile }).details.speech).toBeUndefined();
+  });
+
+  it('prices the live channel by the open app\'s minutes, its pings and each change\'s pokes, and follows a changed price or profile figure', () => {
+    const liveChannel = { connectionsPokedPerChange: 1.5, changesPerFanOutBatch: 1, why: 'test' };
+    // 10 app opens of 12 minutes: 120 connection-minutes, 24 pings; 20 saves and 4 edits: 24 changes.
+    const calls = { 'GET /api/users/me': 100, 'POST /api/transcriptions': 20, 'PATCH /api/transcriptions/{id}': 4 };
+    const live = { ...profile, callsPerUserPerMonth: calls, liveChannel };
+    const operations = [measure('GET /api/users/me'), measure('POST /api/transcriptions'), measure('PATCH /api/transcriptions/{id}'), measure(REALTIME_TICKET)];
+    const input = { operations, authorizer, prices, profile: live, settings, deployment: nothingMonthly };
+    const report = costReport(input);
+    const channel = report.details.liveChannel!;
+    expect(channel.openHoursPerUserPerMonth).toBe(2);
+    expect(channel.connectionsPerUserPerMonth).toBe(10);
+    expect(channel.changesPerUserPerMonth).toBe(24);
+    expect(channel.messagesPerUserPerMonth).toEqual({ pokes: 36, pingsAndPongs: 48 });
+    expect(channel.invocationsPerUserPerMonth).toEqual({ connection: 24 + 20, authorizer: 10, fanOut: 24 + 10 });
+    const parts = channel.perThousandMauUsd;
+    expect(parts.connectionMinutes).toBeCloseTo(120 * (0.25 / 1e6) * 1000, 4);
+    expect(parts.messages).toBeCloseTo((36 + 48) * (1 / 1e6) * 1000, 4);
+    expect(parts.streamReads).toBe(0);
+    expect(parts.total).toBeCloseTo(parts.messages + parts.connectionMinutes + parts.lambda + parts.dynamoDb + parts.streamReads + parts.logs, 3);
+    // An open hour: 60 connection-minutes and 12 pings with their pongs (and the pings' invocations and log lines).
+    const pingInvocation = 0.2 + 0.25 * 0.003 * 0.0000133334 * 1e6;
+    const pingLogLines = ((470 + LIVE_CHANNEL_WORK.accessLogBytes) / 1024 ** 3) * 0.5 * 1e6;
+    expect(channel.usdPerMillionConnectionHours).toBeCloseTo(60 * 0.25 + 12 * (2 * 1 + pingInvocation + pingLogLines), 3);
+    // A component of the stack's sum, outside the price per request; the tickets are derived from the opens.
+    expect(report.details.perThousandMauByComponent.liveChannel).toBeCloseTo(parts.total, 4);
+    expect(report.details.requestsPerUserPerMonth).toBe(100 + 24 + 10);
+    const withoutChannel = costReport({ ...input, profile: { ...live, liveChannel: undefined, callsPerUserPerMonth: { ...calls, [REALTIME_TICKET]: 10 } } });
+    expect(withoutChannel.details.liveChannel).toBeUndefined();
+    expect(report.perThousandMauUsd - withoutChannel.perThousandMauUsd).toBeCloseTo(parts.total, 3);
+    expect(report.perMillionRequestsUsd).toBeCloseTo(withoutChannel.perMillionRequestsUsd, 3);
+    // Twice the message price: the messages part doubles, nothing else moves.
+    const dearer = { ...prices, prices: { ...prices.prices, apiGatewayWebSocketPerMillionMessages: { ...prices.prices.apiGatewayWebSocketPerMillionMessages, usd: 2 } } };
+    const repriced = costReport({ ...input, prices: dearer }).details.liveChannel!.perThousandMauUsd;
+    expect(repriced.messages).toBeCloseTo(2 * parts.messages, 4);
+    expect({ ...repriced, messages: 0, total: 0 }).toEqual({ ...parts, messages: 0, total: 0 });
+    expect(repriced.total - parts.total).toBeCloseTo(parts.messages, 4);
+    // Longer app opens: more minutes and pings, the same pokes; more changes: more pokes and fan-outs.
+    const longer = costReport({ ...input, profile: { ...live, minutesPerSession: 24 } }).details.liveChannel!;
+    expect(longer.perThousandMauUsd.connectionMinutes).toBeCloseTo(2 * parts.connectionMinutes, 4);
+    expect(longer.messagesPerUserPerMonth).toEqual({ pokes: 36, pingsAndPongs: 96 });
+    const busier = costReport({ ...input, profile: { ...live, callsPerUserPerMonth: { ...calls, 'POST /api/transcriptions': 44 } } }).details.liveChannel!;
+    expect(busier.messagesPerUserPerMonth.pokes).toBe(72);
+    expect(busier.invocationsPerUserPerMonth.fanOut).toBe(48 + 10);
+    // Fuller stream batches: fewer fan-outs, a cheaper change.
+    const batched = costReport({ ...input, profile: { ...live, liveChannel: { ...liveChannel, changesPerFanOutBatch: 4 } } }).details.liveChannel!;
+    expect(batched.invocationsPerUserPerMonth.fanOut).toBe(6 + 10);
+    expect(batched.usdPerMillionChanges).toBeLessThan(channel.usdPerMillionChanges);
+    // Past API Gateway's 2 hours an open app reconnects with a new ticket.
+    expect(derivedCalls({ ...live, minutesPerSession: 150 }, settings)[REALTIME_TICKET]).toBe(20);
+    expect(() => withDerivedCalls({ ...live, callsPerUserPerMonth: { ...calls, [REALTIME_TICKET]: 10 } }, settings)).toThrow(/live channel/);
   });
 
   it('never runs the authorizer more often than there are Bearer calls', () => {
