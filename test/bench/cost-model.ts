@@ -137,8 +137,11 @@ export const REALTIME_TICKET = 'POST /api/realtime/ticket';
 export const CHANGE_OPERATIONS = ['POST /api/transcriptions', 'PATCH /api/transcriptions/{id}', 'DELETE /api/transcriptions/{id}'];
 
 /**
- * What the live channel's functions do per event, from the code (docs/realtime.md), not measured:
- * the figures the model multiplies the profile's connections, pings and changes by.
+ * What the live channel's functions do per event (docs/realtime.md): the figures the model
+ * multiplies the profile's connections, pings and changes by. The DynamoDB units are measured
+ * against DynamoDB Local and held there (test/integration/live-channel-cost.test.ts); the
+ * milliseconds and log bytes are estimates (the functions are not routes: npm run cost does not
+ * time them).
  */
 export const LIVE_CHANNEL_WORK = {
   /** The client pings every 5 minutes (client/src/realtime.ts) and gets a pong: two messages. */
@@ -151,8 +154,8 @@ export const LIVE_CHANNEL_WORK = {
   authorizerMs: 25,
   /** A fan-out batch: two reads per changed account, one management-API send per connection. */
   fanOutMs: 45,
-  /** Write units of the authorizer's transaction as DynamoDB bills it: four items, two units each. */
-  admitWriteUnits: 8,
+  /** Write units of the authorizer's transaction as DynamoDB bills it: three items, two units each. */
+  admitWriteUnits: 6,
   /** $disconnect deletes the connection's item: one unit. */
   disconnectWriteUnits: 1,
   /** The fan-out reads an account's connections (a query) and its profile: one unit each. */
