@@ -20,6 +20,9 @@ const COLORS: Record<keyof Breakdown, string> = {
   liveChannel: '#edc948',
   fixedMonthly: '#8cd17d',
 };
+/** Where npm run cost writes the chart that docs/cost.md shows. */
+export const CHART_FILE = 'cost/cost-per-thousand-mau.svg';
+
 const ANCHOR_COLOR = '#bab0ac';
 const OURS_COLOR = '#2f4b7c';
 

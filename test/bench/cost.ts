@@ -4,7 +4,7 @@ import { routeId, routes } from '../../shared/routes';
 import { AUTHORIZER, buildWithFloors, functionTargets } from './bundles';
 import type { BuiltBundle, Floors } from './bundles';
 import { writeSections } from '../../infra/tools/docs-sections';
-import { costChart } from './cost-chart';
+import { CHART_FILE, costChart } from './cost-chart';
 import { COST_DOCS_FILE, COST_REPORT_FILE, costDocsSections, documentedReport } from './cost-docs';
 import { COST_VARIANTS, routeOfOperation } from './cost-drivers';
 import { measureOperations, routesWithoutDriver } from './cost-measure';
@@ -57,7 +57,6 @@ const option = (name: string) => optionOf(args, name);
 const log = progressLog('cost');
 /** The figures docs/cost.md quotes come from a run with the committed inputs only. */
 const writesDocuments = !args.includes('--no-write') && !['--profile', '--prices', '--mau', '--repeats'].some((name) => args.includes(name));
-const CHART_FILE = 'cost/cost-per-thousand-mau.svg';
 
 /** Init time of the given functions: the cold-import median of each bundle (docs/performance.md). */
 async function initTimes(functions: BuiltBundle[], floors: Floors): Promise<Map<string, number>> {

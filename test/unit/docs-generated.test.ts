@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { codeSections } from '../../infra/tools/docs-figures';
+import { CHART_FILE, costChart } from '../bench/cost-chart';
 import { COST_REPORT_FILE, documentedReport } from '../bench/cost-docs';
 import { readPrices, readProfile } from '../bench/cost-data';
 import { priceMeasurements, pricedProfile, readMeasurements, runOf } from '../bench/cost-measurements';
@@ -38,6 +39,14 @@ describe('generated sections of README.md and docs/', () => {
     const report = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
     const priced = documentedReport(priceMeasurements(measurements!, readPrices(), readProfile()), pricedProfile(readProfile()), measurements!.authorizer, runOf(measurements!));
     expect(report, 'cost/report.json is stale: npm run cost (it measures only what changed)').toEqual(JSON.parse(JSON.stringify(priced)));
+  });
+
+  it('show the chart npm run cost draws from the committed report, the live channel among its parts (else: npm run cost)', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const report = JSON.parse(readFileSync(join(root, COST_REPORT_FILE), 'utf8')) as DocumentedCostReport;
+    const chart = readFileSync(join(root, CHART_FILE), 'utf8');
+    expect(chart, `${CHART_FILE} is stale: npm run cost`).toBe(costChart(report, readPrices(), readProfile().name));
+    expect(chart).toContain(`live channel: WebSocket messages and minutes, its functions: $${report.details.perThousandMauByComponent.liveChannel.toFixed(2)}`);
   });
 
   it('close every section they open', () => {
