@@ -8,6 +8,7 @@ import { realtimeArea } from './realtime';
 import { retryPolicy } from './retry';
 import type { Fetch, RetryOptions } from './retry';
 import { Session } from './session';
+import { speechArea } from './speech';
 import { STORAGE_KEYS, asStorage } from './storage';
 import type { Storage, WebStorage } from './storage';
 import { createTransport } from './transport';
@@ -75,6 +76,8 @@ export function createClient(options: ClientOptions) {
     events,
     /** The live channel (docs/realtime.md): `realtime.connect({ apply })` keeps `transcriptions.sync` running on every change. */
     realtime: realtimeArea(context, transcriptions),
+    /** Speech sessions (docs/client.md#speech-sessions): `speech.start({ provider, language })` answers a session that renews itself; `speech.quota()`. */
+    speech: speechArea(context),
   };
 }
 

@@ -31,6 +31,26 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A speech request refused (`client.speech`, docs/client.md#speech-sessions), with the fields its
+ * refusals carry: `supportedProviders` (LANGUAGE_NOT_SUPPORTED: this deployment's providers that
+ * serve the language), `fallbackProviders` (PROVIDER_UNAVAILABLE, beside `retryAfterSeconds`),
+ * `resetsAt` (SPEECH_QUOTA_EXHAUSTED: when minutes come back).
+ */
+export class SpeechError extends ApiError {
+  override name = 'SpeechError';
+  readonly supportedProviders: string[] | undefined;
+  readonly fallbackProviders: string[] | undefined;
+  readonly resetsAt: string | undefined;
+
+  constructor(status: number, body: (ErrorBody & { supportedProviders?: string[]; fallbackProviders?: string[]; resetsAt?: string }) | undefined, retryAfter?: string | null) {
+    super(status, body, retryAfter);
+    this.supportedProviders = body?.supportedProviders;
+    this.fallbackProviders = body?.fallbackProviders;
+    this.resetsAt = body?.resetsAt;
+  }
+}
+
 /** No answer came: offline, the connection dropped, or the attempt timed out (after the retries). */
 export class NetworkError extends Error {
   override name = 'NetworkError';
@@ -55,7 +75,7 @@ export function retryAfterSeconds(header: string | null | undefined): number | u
 }
 
 /** Reads an error answer into an ApiError (a body that is not JSON still gives its status). */
-export async function apiErrorOf(response: Response, parsed?: unknown): Promise<ApiError> {
+export async function apiErrorOf(response: Response, parsed?: unknown, Kind: new (status: number, body: ErrorBody | undefined, retryAfter?: string | null) => ApiError = ApiError): Promise<ApiError> {
   let body = parsed;
   if (body === undefined) {
     const text = await response.text().catch(() => '');
@@ -65,5 +85,5 @@ export async function apiErrorOf(response: Response, parsed?: unknown): Promise<
       body = undefined;
     }
   }
-  return new ApiError(response.status, typeof body === 'object' && body ? (body as ErrorBody) : undefined, response.headers.get('Retry-After'));
+  return new Kind(response.status, typeof body === 'object' && body ? (body as ErrorBody) : undefined, response.headers.get('Retry-After'));
 }

@@ -7,6 +7,19 @@ export function newKey(): string {
   return crypto?.randomUUID?.() ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
 }
 
+/** A random (version 4) UUID in lower case, as the service's ids are; where the platform has no randomUUID, from getRandomValues. */
+export function newUuid(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (bytes: Uint8Array) => Uint8Array } }).crypto;
+  if (crypto?.randomUUID) return crypto.randomUUID().toLowerCase();
+  const bytes = new Uint8Array(16);
+  if (crypto?.getRandomValues) crypto.getRandomValues(bytes);
+  else for (let index = 0; index < 16; index++) bytes[index] = Math.floor(Math.random() * 256);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** The service keeps an Idempotency-Key for 24 hours; an older one protects nothing. */
 const KEY_LIFETIME_MS = 24 * 3_600_000;
 

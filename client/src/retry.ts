@@ -48,9 +48,10 @@ export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
  * Sends one request, retrying network errors, 408, 429 and 503 with backoff (or the answer's
  * `Retry-After`, up to its cap). `repeatable`: sending it twice does no harm (GET, PUT, PATCH,
  * DELETE, a POST with its Idempotency-Key); otherwise only answers that prove nothing was done are
- * retried, never a request that may have reached the service.
+ * retried, never a request that may have reached the service. `finalErrors`: error names
+ * (`PROVIDER_UNAVAILABLE`) answered at once though their status is one retried: the caller decides.
  */
-export async function sendWithRetries(fetch: Fetch, url: string, init: RequestInit, repeatable: boolean, policy: RetryPolicy): Promise<Response> {
+export async function sendWithRetries(fetch: Fetch, url: string, init: RequestInit, repeatable: boolean, policy: RetryPolicy, finalErrors: readonly string[] = []): Promise<Response> {
   for (let attempt = 1; ; attempt++) {
     const last = attempt >= policy.attempts;
     let response: Response;
@@ -63,10 +64,20 @@ export async function sendWithRetries(fetch: Fetch, url: string, init: RequestIn
       continue;
     }
     if (last || !RETRY_STATUSES.includes(response.status) || (!repeatable && !NOT_ACTED_ON.includes(response.status))) return response;
+    if (finalErrors.length > 0 && finalErrors.includes(await errorName(response))) return response;
     const wait = retryAfterSeconds(response.headers.get('Retry-After'));
     if (wait !== undefined && wait > policy.maxRetryAfterSeconds) return response;
     await response.text().catch(() => undefined);
     await sleep(wait !== undefined ? wait * 1000 : backoff(policy, attempt - 1));
+  }
+}
+
+/** The `error` of an error answer, read from a copy (the caller still reads the answer). */
+async function errorName(response: Response): Promise<string> {
+  try {
+    return String(((await response.clone().json()) as { error?: unknown } | null)?.error ?? '');
+  } catch {
+    return '';
   }
 }
 

@@ -9,8 +9,17 @@ import type { Fetch, RetryPolicy } from './retry';
 import type { Session } from './session';
 
 export type Api = Client<paths>;
+/**
+ * How one request may be retried beyond what the OpenAPI document says: `repeatable`, a POST whose
+ * body makes a repeat harmless (a speech session's `clientSessionId`, its cumulative
+ * `elapsedSeconds`); `finalErrors`, error names answered at once though their status is retried.
+ */
+export interface RequestOptions {
+  repeatable?: boolean;
+  finalErrors?: readonly string[];
+}
 /** One JSON request under /api: `request('PATCH', '/transcriptions/7', body, { 'If-Match': '"3"' })`. */
-export type ApiRequest = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
+export type ApiRequest = (method: string, path: string, body?: unknown, headers?: Record<string, string>, options?: RequestOptions) => Promise<Response>;
 
 const ORIGIN = /^[a-z][a-z\d+.-]*:\/\/[^/]+/i;
 
@@ -43,7 +52,7 @@ export function createTransport(baseUrl: string, fetch: Fetch, session: Session,
   const apiBase = `${baseUrl.replace(/\/+$/, '')}/api`;
   const basePath = apiBase.replace(ORIGIN, '');
 
-  async function send(request: Request): Promise<Response> {
+  async function send(request: Request, options: RequestOptions = {}): Promise<Response> {
     const method = request.method.toUpperCase();
     const path = (request.url.replace(ORIGIN, '').split('?')[0] ?? '').slice(basePath.length);
     const isPublic = PUBLIC_OPERATIONS.some((operation) => operation.startsWith(`${method} `) && matches(operation.slice(method.length + 1), path));
@@ -54,9 +63,9 @@ export function createTransport(baseUrl: string, fetch: Fetch, session: Session,
     const journaled = idempotent && !headers.has('Idempotency-Key');
     if (journaled) headers.set('Idempotency-Key', await journal.keyFor(logical));
     // The refresh may be sent again: within the grace window the service answers the same next token.
-    const repeatable = method !== 'POST' || idempotent || path === '/auth/token/refresh' || POSTS_WRITING_NOTHING.some((template) => matches(template, path));
+    const repeatable = options.repeatable === true || method !== 'POST' || idempotent || path === '/auth/token/refresh' || POSTS_WRITING_NOTHING.some((template) => matches(template, path));
     const init: RequestInit = { method, headers, body, signal: request.signal };
-    const go = () => sendWithRetries(fetch, request.url, init, repeatable, policy);
+    const go = () => sendWithRetries(fetch, request.url, init, repeatable, policy, options.finalErrors);
 
     let response: Response;
     if (isPublic) response = await go();
@@ -79,8 +88,8 @@ export function createTransport(baseUrl: string, fetch: Fetch, session: Session,
   }
 
   const api = createFetchClient<paths>({ baseUrl: apiBase, fetch: send });
-  const request: ApiRequest = (method, path, body, headers) =>
-    send(new Request(apiBase + path, { method, headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }));
+  const request: ApiRequest = (method, path, body, headers, options) =>
+    send(new Request(apiBase + path, { method, headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }), options);
   return { api, request };
 }
 

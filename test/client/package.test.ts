@@ -7,8 +7,11 @@ import { standaloneBundle } from '../../client/scripts/build';
 import { DOCUMENT_PATH, GENERATED_FOLDER, renderClientFiles } from '../../client/scripts/generate-types';
 import { PROJECT_ROOT } from '../../infra/project-root';
 
-/** The client as a package: its generated types match the committed document, its size, its shape. */
-const SIZE_BUDGET_BYTES = 12 * 1024;
+/**
+ * The client as a package: its generated types match the committed document, its size, its shape.
+ * 14 KB since the speech sessions (issue 44: 12 040 bytes before, 13 302 with them); 12 KB before.
+ */
+const SIZE_BUDGET_BYTES = 14 * 1024;
 
 describe('the client package', () => {
   it('has types generated from the committed OpenAPI document (npm run generate:openapi regenerates them)', async () => {
