@@ -86,8 +86,9 @@ async function until(condition: () => boolean, what: string) {
 }
 
 /** A person with a client whose speech sessions run on a fake clock, the server's clock frozen at a whole second and moved with it. */
-async function streaming(overrides: Partial<SpeechStartOptions> = {}) {
-  const { client } = await signedInClient(api, proxy.url);
+async function streaming(overrides: Partial<SpeechStartOptions> = {}, server: { api: LocalApi; baseUrl: string } = { api, baseUrl: proxy.url }) {
+  const { api } = server;
+  const { client } = await signedInClient(api, server.baseUrl);
   api.clock.freeze(new Date(Math.floor(Date.now() / 1000) * 1000));
   const clock = new FakeClock();
   const seen = { credentials: [] as { credential: SpeechCredential; authorization: string | undefined; serverNow: number }[], quota: [] as SpeechQuota[], ends: [] as { reason: SpeechEndReason; error: ApiError | SignedOutError | undefined }[], renewErrors: [] as unknown[] };
@@ -257,5 +258,35 @@ describe('client.speech.start', () => {
     await first.end();
     const third = await client.speech.start({ provider: 'deepgram', language: 'en-US', clock: new FakeClock() });
     await Promise.all([second.end(), third.end()]);
+  });
+});
+
+describe('client.speech with a heartbeat shorter than a tenth of the credential’s life', () => {
+  it('renews at the credential’s renewAfter when it comes before the next heartbeat, and a heartbeat after that renewal next', async () => {
+    // A heartbeat of 4 s: Deepgram's grant lives 60 s, its renewAfter at nine tenths (54 s), between the heartbeats of 52 and 56 s.
+    const short = await startSpeechApi({ SPEECH_PROVIDERS: 'deepgram', SPEECH_HEARTBEAT_SECONDS: '4' });
+    try {
+      const { session, seen, tick } = await streaming({}, { api: short.api, baseUrl: short.api.url });
+      const first = session.credential;
+      const renewedAt: number[] = [];
+      const started = short.api.clock.now().getTime();
+      while (seen.credentials.length === 0) {
+        await tick();
+        renewedAt.push((short.api.clock.now().getTime() - started) / 1000);
+        expect(renewedAt.length).toBeLessThan(20);
+      }
+      expect(Date.parse(first.renewAfter) - started).toBe(54_000);
+      expect(renewedAt).toEqual([4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 54]);
+      // The new grant, handed at renewAfter, 6 s before the first expires (the heartbeat alone would have brought it at 56 s).
+      expect(seen.credentials[0]!.credential.value).toBe(short.standIns.speech.issued.deepgram.at(-1)!.token);
+      expect(seen.credentials[0]!.serverNow).toBe(Date.parse(first.renewAfter));
+      expect(Date.parse(first.expiresAt) - seen.credentials[0]!.serverNow).toBe(6_000);
+      await tick();
+      expect((short.api.clock.now().getTime() - started) / 1000).toBe(58);
+      expect(session.quota.day.usedSeconds).toBe(58);
+      await session.end();
+    } finally {
+      await short.close();
+    }
   });
 });
