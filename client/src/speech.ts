@@ -87,6 +87,9 @@ function endReasonOf(error: unknown): SpeechEndReason | undefined {
   return 'ended';
 }
 
+/** How long after the credential's renewAfter the renewal for it goes (see scheduleNext). */
+const RENEW_AFTER_MARGIN_MS = 1000;
+
 const defaultClock = (): SpeechClock => {
   const performance = (globalThis as { performance?: { now(): number } }).performance;
   return {
@@ -179,15 +182,19 @@ export function speechArea(context: ClientContext) {
         timer = clock.setTimeout(() => void renew(), Math.max(0, delayMs));
       };
       /**
-       * The next renewal: a heartbeat after the last one; sooner when the credential's renewAfter
-       * comes first (a new one is handed before the held one expires), or when the session reaches
-       * `maxSeconds` (the renewal then ends it, so streaming stops at the limit).
+       * The next renewal: a heartbeat after the last one; at the credential's renewAfter when that
+       * comes first or with it (the renewal then hands a new one before the held one expires), or
+       * when the session reaches `maxSeconds` (the renewal then ends it, so streaming stops at the
+       * limit). The renewal for renewAfter goes a second after it: the service keeps the held
+       * credential until renewAfter, which its answer gives in whole seconds, and a heartbeat's
+       * renewal arriving a moment early would get the held one again, to be replaced only as it
+       * expires.
        */
       const scheduleNext = () => {
         const now = clock.now();
         let delay = lastRenewal + limits.heartbeatSeconds * 1000 - now;
-        const untilRenewAfter = Date.parse(credential.renewAfter) - (now + serverOffset);
-        if (untilRenewAfter > 0 && untilRenewAfter < delay) delay = untilRenewAfter;
+        const untilRenewAfter = Date.parse(credential.renewAfter) + RENEW_AFTER_MARGIN_MS - (now + serverOffset);
+        if (untilRenewAfter > 0 && untilRenewAfter <= delay + RENEW_AFTER_MARGIN_MS) delay = untilRenewAfter;
         const untilMax = startedAt + limits.maxSeconds * 1000 - now;
         if (untilMax > 0 && untilMax < delay) delay = untilMax;
         schedule(delay);

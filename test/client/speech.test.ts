@@ -102,9 +102,9 @@ async function streaming(overrides: Partial<SpeechStartOptions> = {}, server: { 
     onRenewError: (error) => seen.renewErrors.push(error),
     ...overrides,
   });
-  /** The next timer: both clocks move to it, it fires, and the renewal it sent is answered (a next timer set, or the session ended). */
-  const tick = async () => {
-    api.clock.advance(clock.fireNext() / 1000);
+  /** The next timer: both clocks move to it (the server's `lagSeconds` less: a request arriving that much sooner than its timer says), it fires, and the renewal it sent is answered (a next timer set, or the session ended). */
+  const tick = async (lagSeconds = 0) => {
+    api.clock.advance(clock.fireNext() / 1000 - lagSeconds);
     await until(() => clock.pending > 0 || session.state === 'ended', 'the renewal to be answered');
   };
   return { client, session, clock, seen, tick };
@@ -113,7 +113,7 @@ async function streaming(overrides: Partial<SpeechStartOptions> = {}, server: { 
 const usedToday = async (session: { quota(): Promise<SpeechQuota> }) => (await session.quota()).day.usedSeconds;
 
 describe('client.speech: a session that renews itself', () => {
-  it('renews every heartbeat with the elapsed time of its clock, hands a new credential by renewAfter, before the held one expires, and end answers the charge', async () => {
+  it('renews every heartbeat with the elapsed time of its clock, hands a new credential just after renewAfter, well before the held one expires, and end answers the charge', async () => {
     const { client, session, clock, seen, tick } = await streaming();
     const initial = session.credential;
     expect(session.state).toBe('live');
@@ -123,9 +123,10 @@ describe('client.speech: a session that renews itself', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(renewals()).toEqual([]);
     for (let beat = 1; beat <= 4; beat++) await tick();
-    expect(renewals()).toEqual([20, 40, 60, 80]);
-    expect(clock.now() - 5_000).toBe(80_000);
-    // Deepgram's 60 s grant: renewAfter at 40 s and 80 s, each a new grant the stand-in issued, 20 s before the held one expired.
+    // Deepgram's 60 s grant: renewAfter 40 s after it was issued. The renewal for it goes a second
+    // after (at 41 s and 82 s) and gets a new grant the stand-in issued, 19 s before the held one expires.
+    expect(renewals()).toEqual([20, 41, 61, 82]);
+    expect(clock.now() - 5_000).toBe(82_000);
     const grants = standIns.speech.issued.deepgram.slice(-3).map((grant) => grant.token);
     expect(seen.credentials.map((handed) => handed.credential.value)).toEqual(grants.slice(1));
     expect(grants[0]).toBe(initial.value);
@@ -133,24 +134,24 @@ describe('client.speech: a session that renews itself', () => {
     for (const handed of seen.credentials) {
       expect(handed.credential.value).not.toBe(held.value);
       expect(handed.authorization).toBe(`Bearer ${handed.credential.value}`);
-      // Handed at the held one's renewAfter, a heartbeat before it expires.
-      expect(handed.serverNow).toBe(Date.parse(held.renewAfter));
-      expect(Date.parse(held.expiresAt) - handed.serverNow).toBe(20_000);
+      // Handed a second after the held one's renewAfter, 19 s before it expires.
+      expect(handed.serverNow).toBe(Date.parse(held.renewAfter) + 1_000);
+      expect(Date.parse(held.expiresAt) - handed.serverNow).toBe(19_000);
       held = handed.credential;
     }
-    expect(await usedToday(client.speech)).toBe(80);
+    expect(await usedToday(client.speech)).toBe(82);
     expect(seen.quota).toEqual([]);
-    // The app ends it 7.5 s after the last renewal: charged 88 s (rounded up), the timers stopped.
+    // The app ends it 7.5 s after the last renewal: charged 90 s (rounded up), the timers stopped.
     api.clock.advance(7.5);
     clock.advance(7_500);
     const ended = await session.end();
-    expect(ended).toMatchObject({ sessionId: session.sessionId, chargedSeconds: 88, quota: { day: { usedSeconds: 88, remainingSeconds: 22 }, liveSessions: 0 } });
+    expect(ended).toMatchObject({ sessionId: session.sessionId, chargedSeconds: 90, quota: { day: { usedSeconds: 90, remainingSeconds: 20 }, liveSessions: 0 } });
     expect(session.state).toBe('ended');
     expect(seen.ends).toEqual([{ reason: 'app', error: undefined }]);
     expect(clock.pending).toBe(0);
     // Repeated: the same answer, charged once.
     expect(await session.end()).toEqual(ended);
-    expect(await usedToday(client.speech)).toBe(88);
+    expect(await usedToday(client.speech)).toBe(90);
   });
 
   it('warns once when less than a fifth of the day is left; the refused renewal at the limit ends the session with reason quota, never a throw', async () => {
@@ -159,12 +160,12 @@ describe('client.speech: a session that renews itself', () => {
     for (let beat = 1; beat <= 4; beat++) await tick();
     expect(seen.quota).toEqual([]);
     await tick();
-    // 100 s used of 110: 10 s left, less than 22.
+    // 102 s used of 110: 8 s left, less than 22 (after 82 s, 28 s left, it was not).
     expect(seen.quota).toHaveLength(1);
-    expect(seen.quota[0]!.day).toMatchObject({ usedSeconds: 100, remainingSeconds: 10, limitSeconds: 110 });
+    expect(seen.quota[0]!.day).toMatchObject({ usedSeconds: 102, remainingSeconds: 8, limitSeconds: 110 });
     // The next renewal goes when the session reaches maxSeconds, not a heartbeat later: refused, and the session ends.
     await tick();
-    expect(renewals()).toEqual([20, 40, 60, 80, 100, 110]);
+    expect(renewals()).toEqual([20, 41, 61, 82, 102, 110]);
     expect(session.state).toBe('ended');
     expect(session.endReason).toBe('quota');
     expect(seen.ends).toHaveLength(1);
@@ -188,16 +189,30 @@ describe('client.speech: a session that renews itself', () => {
     expect(renewals()).toEqual([20, 20]);
     expect(session.quota.day.usedSeconds).toBe(20);
     expect(seen.renewErrors).toEqual([]);
-    // No network at all: the retries run out, the app hears of it, and the renewal goes again a quarter heartbeat later.
+    // No network at all (the renewal at 41 s): the retries run out, the app hears of it, and the renewal goes again a quarter heartbeat later.
     proxy.offline();
     await tick();
     expect(seen.renewErrors).toHaveLength(1);
     expect(session.state).toBe('live');
     proxy.online();
     await tick();
-    expect(renewals().at(-1)).toBe(45);
-    expect(session.quota.day.usedSeconds).toBe(45);
-    expect(await usedToday(client.speech)).toBe(45);
+    expect(renewals().at(-1)).toBe(46);
+    expect(session.quota.day.usedSeconds).toBe(46);
+    expect(await usedToday(client.speech)).toBe(46);
+    await session.end();
+  });
+
+  it('a renewal arriving a moment sooner than the app’s clock says still gets the new credential well before the held one expires', async () => {
+    const { session, seen, tick } = await streaming();
+    const first = session.credential;
+    const started = api.clock.now().getTime();
+    await tick();
+    // From here the service's clock is 0.6 s behind the app's: each request arrives that much "early", as a faster network makes it.
+    await tick(0.6);
+    expect(api.clock.now().getTime() - started).toBe(40_400);
+    expect(seen.credentials).toHaveLength(1);
+    expect(seen.credentials[0]!.credential.value).not.toBe(first.value);
+    expect(Date.parse(first.expiresAt) - seen.credentials[0]!.serverNow).toBe(19_600);
     await session.end();
   });
 
@@ -262,7 +277,7 @@ describe('client.speech.start', () => {
 });
 
 describe('client.speech with a heartbeat shorter than a tenth of the credential’s life', () => {
-  it('renews at the credential’s renewAfter when it comes before the next heartbeat, and a heartbeat after that renewal next', async () => {
+  it('renews just after the credential’s renewAfter when it comes before the next heartbeat, and a heartbeat after that renewal next', async () => {
     // A heartbeat of 4 s: Deepgram's grant lives 60 s, its renewAfter at nine tenths (54 s), between the heartbeats of 52 and 56 s.
     const short = await startSpeechApi({ SPEECH_PROVIDERS: 'deepgram', SPEECH_HEARTBEAT_SECONDS: '4' });
     try {
@@ -276,14 +291,14 @@ describe('client.speech with a heartbeat shorter than a tenth of the credential�
         expect(renewedAt.length).toBeLessThan(20);
       }
       expect(Date.parse(first.renewAfter) - started).toBe(54_000);
-      expect(renewedAt).toEqual([4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 54]);
-      // The new grant, handed at renewAfter, 6 s before the first expires (the heartbeat alone would have brought it at 56 s).
+      expect(renewedAt).toEqual([4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 55]);
+      // The new grant, handed a second after renewAfter, 5 s before the first expires (the heartbeat alone would have brought it at 56 s).
       expect(seen.credentials[0]!.credential.value).toBe(short.standIns.speech.issued.deepgram.at(-1)!.token);
-      expect(seen.credentials[0]!.serverNow).toBe(Date.parse(first.renewAfter));
-      expect(Date.parse(first.expiresAt) - seen.credentials[0]!.serverNow).toBe(6_000);
+      expect(seen.credentials[0]!.serverNow).toBe(Date.parse(first.renewAfter) + 1_000);
+      expect(Date.parse(first.expiresAt) - seen.credentials[0]!.serverNow).toBe(5_000);
       await tick();
-      expect((short.api.clock.now().getTime() - started) / 1000).toBe(58);
-      expect(session.quota.day.usedSeconds).toBe(58);
+      expect((short.api.clock.now().getTime() - started) / 1000).toBe(59);
+      expect(session.quota.day.usedSeconds).toBe(59);
       await session.end();
     } finally {
       await short.close();
