@@ -174,6 +174,9 @@ export const routes = [
   route('GET', '/api/auth/sessions', 'functions/sessions/list.ts', { dynamodb: { actions: ['GetItem', 'Query'] } }),
   route('DELETE', '/api/auth/sessions', 'functions/sessions/end-others.ts', { table: 'read-write', dynamodb: { actions: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem'] } }),
   route('DELETE', '/api/auth/sessions/{sessionId}', 'functions/sessions/end.ts', { table: 'read-write', dynamodb: { actions: ['UpdateItem', 'DeleteItem'] } }),
+  // The app's push token on its own session (docs/realtime.md#the-silent-push): the session's item updated beside the account check.
+  route('PUT', '/api/auth/sessions/current/push', 'functions/sessions/push-register.ts', { table: 'read-write', dynamodb: { actions: ['UpdateItem', 'ConditionCheckItem'] } }),
+  route('DELETE', '/api/auth/sessions/current/push', 'functions/sessions/push-remove.ts', { table: 'read-write', dynamodb: { actions: ['UpdateItem', 'ConditionCheckItem'] } }),
   // Passkeys (issue 30): adding and managing them takes a session; signing in with one does not.
   // The challenges are signed with a key derived from the root secret; the sign-in options write nothing.
   route('POST', '/api/auth/passkeys/registration-options', 'functions/passkeys/registration-options.ts', { secret: true, dynamodb: { actions: ['GetItem', 'Query'] } }),

@@ -413,6 +413,9 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
     },
   },
   'GET /api/speech/quota': { prepare: async ({ typical }) => ({ account: typical }) },
+  // An iPhone's APNs token kept on its session (each app launch sends it again).
+  'PUT /api/auth/sessions/current/push': { prepare: async ({ typical }) => ({ account: typical, body: { platform: 'apns', token: 'a1'.repeat(32) } }) },
+  'DELETE /api/auth/sessions/current/push': { prepare: async ({ typical }) => ({ account: typical }) },
 };
 
 /** How many records one search page reads at most, and one more: a history longer than a page. */

@@ -148,6 +148,8 @@ describe('DELETE /api/users/me', () => {
       api.request('POST', '/api/speech/sessions/00000000-0000-4000-8000-000000000001/renew', { token: account.token, body: { elapsedSeconds: 1 } }),
       api.request('POST', '/api/speech/sessions/00000000-0000-4000-8000-000000000001/end', { token: account.token, body: { elapsedSeconds: 1 } }),
       api.request('GET', '/api/speech/quota', { token: account.token }),
+      api.request('PUT', '/api/auth/sessions/current/push', { token: account.token, body: { platform: 'fcm', token: 'fcm-token' } }),
+      api.request('DELETE', '/api/auth/sessions/current/push', { token: account.token }),
       api.request('DELETE', '/api/users/me', { token: account.token }),
       // Logout too, with or without a refresh token (issue 28: it answered 200).
       api.request('POST', '/api/auth/logout', { token: account.token }),

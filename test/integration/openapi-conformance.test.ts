@@ -785,6 +785,27 @@ describe('the scheduled jobs', () => {
   });
 });
 
+describe('PUT and DELETE /api/auth/sessions/current/push', () => {
+  const apnsToken = 'a1'.repeat(32);
+  it('PUT: 200, 400, 401, 403', async () => {
+    const person = await signInWithCode(uniqueEmail('conformance-push'));
+    expect((await call('PUT', '/api/auth/sessions/current/push', { token: person.token, body: { platform: 'apns', token: apnsToken, environment: 'sandbox' } })).status).toBe(200);
+    expect((await call('PUT', '/api/auth/sessions/current/push', { token: person.token, body: { platform: 'fcm', token: 'fcm-registration-token:APA91b' } })).status).toBe(200);
+    expect((await call('PUT', '/api/auth/sessions/current/push', { token: person.token, body: { platform: 'apns', token: 'not-hex' } })).status).toBe(400);
+    expect((await call('PUT', '/api/auth/sessions/current/push', { body: { platform: 'apns', token: apnsToken } })).status).toBe(401);
+    await changeStanding(api.db, (await readProfileItem(api.db, person.userId))!, { disable: '2026-01-01T00:00:00Z' });
+    expect((await call('PUT', '/api/auth/sessions/current/push', { token: person.token, body: { platform: 'apns', token: apnsToken } })).status).toBe(403);
+  });
+
+  it('DELETE: 200, 401, 403', async () => {
+    const person = await signInWithCode(uniqueEmail('conformance-push-delete'));
+    expect((await call('DELETE', '/api/auth/sessions/current/push', { token: person.token })).status).toBe(200);
+    expect((await call('DELETE', '/api/auth/sessions/current/push')).status).toBe(401);
+    await changeStanding(api.db, (await readProfileItem(api.db, person.userId))!, { disable: '2026-01-01T00:00:00Z' });
+    expect((await call('DELETE', '/api/auth/sessions/current/push', { token: person.token })).status).toBe(403);
+  });
+});
+
 describe('coverage', () => {
   it('drove every operation to 200 and to every documented error a request can provoke here', () => {
     const unreachable = new Set(['429', '500']);

@@ -507,6 +507,15 @@ beforeAll(async () => {
     expect((await call(api, 'POST', `/api/speech/sessions/${expiring}/renew`, { token, body: { elapsedSeconds: 600 } })).status).toBe(409);
     expect((await call(api, 'GET', '/api/speech/quota', { token })).status).toBe(200);
   });
+  // PUT and DELETE /api/auth/sessions/current/push: the session's item updated beside the account check.
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-put-api-auth-sessions-current-push'));
+    expect((await call(api, 'PUT', '/api/auth/sessions/current/push', { token, body: { platform: 'apns', token: 'a1'.repeat(32) } })).status).toBe(200);
+  });
+  await world(async (api) => {
+    const { token } = await signIn(api, uniqueEmail('grants-delete-api-auth-sessions-current-push'));
+    expect((await call(api, 'DELETE', '/api/auth/sessions/current/push', { token })).status).toBe(200);
+  });
 }, 180_000);
 
 afterAll(async () => {

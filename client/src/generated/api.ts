@@ -229,6 +229,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sessions/current/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Keep this app's push token
+         * @description The session of the caller's token keeps the token (one per session: the next replaces it). While this app has no live-channel connection, a change to the account's records wakes it with a silent push (APNs background, FCM data message at normal priority), at most one per PUSH_MIN_INTERVAL_SECONDS (20 minutes by default); it then pulls the change feed. Signing out removes the token with the session.
+         */
+        put: operations["sessionsPushRegister"];
+        post?: never;
+        /**
+         * Forget this app's push token
+         * @description No more silent pushes to this app. Repeatable: a session without a token answers 200 too.
+         */
+        delete: operations["sessionsPushRemove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/passkeys/registration-options": {
         parameters: {
             query?: never;
@@ -2833,6 +2857,109 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sessionsPushRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description `apns`: iOS, the device token of `registerForRemoteNotifications`
+                     * @constant
+                     */
+                    platform: "apns";
+                    /**
+                     * @description The device token in hexadecimal (64 characters today)
+                     * @example 5f1e2d3c5f1e2d3c5f1e2d3c5f1e2d3c5f1e2d3c5f1e2d3c5f1e2d3c5f1e2d3c
+                     */
+                    token: string;
+                    /**
+                     * @description `sandbox` for a development build (Xcode), `production` (the default) for TestFlight and the App Store
+                     * @enum {string}
+                     */
+                    environment?: "sandbox" | "production";
+                } | {
+                    /**
+                     * @description `fcm`: Android, the FCM registration token
+                     * @constant
+                     */
+                    platform: "fcm";
+                    /**
+                     * @description The registration token of `FirebaseMessaging.getToken()`
+                     * @example dGVzdA:APA91bH-example
+                     */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountDisabled"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sessionsPushRemove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Success"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AccountDisabled"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["Throttled"];
             500: components["responses"]["Internal"];
