@@ -331,6 +331,8 @@ export const routes = [
   route('POST', '/admin/users/{userId}/unlock', 'functions/admin/unlock.ts', admin('write', ['GetItem', 'Query', 'DeleteItem', 'PutItem'], ['ByCreated'])),
   route('POST', '/admin/users/{userId}/disable', 'functions/admin/disable.ts', admin('write', ['GetItem', 'Query', 'UpdateItem', 'PutItem'], ['ByCreated'])),
   route('POST', '/admin/users/{userId}/enable', 'functions/admin/enable.ts', admin('write', ['GetItem', 'Query', 'UpdateItem', 'PutItem'], ['ByCreated'])),
+  // The account's own speech limits on its speech state item, conditioned on the profile in one transaction (issue 44).
+  route('PUT', '/admin/users/{userId}/speech-limits', 'functions/admin/speech-limits.ts', admin('write', ['GetItem', 'Query', 'ConditionCheckItem', 'UpdateItem', 'PutItem'], ['ByCreated'])),
   // As DELETE /api/users/me (the owner's own deletion), after reading the profile.
   route('DELETE', '/admin/users/{userId}', 'functions/admin/delete-user.ts', admin('delete', ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'])),
   // The serial's owner marker read, then it and the owner's device item deleted in one transaction.

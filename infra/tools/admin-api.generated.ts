@@ -102,6 +102,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/users/{userId}/speech-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the account’s speech limits
+         * @description The account’s own limits of speech seconds a day (its time zone’s) and a month, instead of the deployment’s `SPEECH_DAILY_SECONDS` and `SPEECH_MONTHLY_SECONDS`. They hold at once: the next start’s `limits.maxSeconds` and `quota`, the next renewal (403 `SPEECH_QUOTA_EXHAUSTED` once what is used reaches them) and `GET /api/speech/quota`. Minutes already charged stay charged; 0 stops speech for the account. Answers the account as it is now, `speech` with the new limits.
+         */
+        put: operations["adminSpeechLimits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/users/{userId}": {
         parameters: {
             query?: never;
@@ -275,6 +295,43 @@ export interface components {
             usage: {
                 totalSeconds: number;
             };
+            /** @description Speech minutes used today and this month and the account’s limits; null while the account is being deleted */
+            speech: {
+                day: {
+                    /** @description Today in the account’s time zone (UTC while none is set), YYYY-MM-DD */
+                    date: string;
+                    /** @description Seconds charged to speech sessions started in it */
+                    usedSeconds: number;
+                    /** @description The account’s limit (SPEECH_DAILY_SECONDS / SPEECH_MONTHLY_SECONDS unless support set its own) */
+                    limitSeconds: number;
+                    remainingSeconds: number;
+                    /**
+                     * Format: date-time
+                     * @description When it starts again: the next local midnight (or the first of the next month), in UTC
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    resetsAt: string;
+                };
+                month: {
+                    /** @description This month in the account’s time zone, YYYY-MM */
+                    date: string;
+                    /** @description Seconds charged to speech sessions started in it */
+                    usedSeconds: number;
+                    /** @description The account’s limit (SPEECH_DAILY_SECONDS / SPEECH_MONTHLY_SECONDS unless support set its own) */
+                    limitSeconds: number;
+                    remainingSeconds: number;
+                    /**
+                     * Format: date-time
+                     * @description When it starts again: the next local midnight (or the first of the next month), in UTC
+                     * @example 2026-01-29T10:30:00Z
+                     */
+                    resetsAt: string;
+                };
+                /** @description Speech sessions started and neither ended nor expired */
+                liveSessions: number;
+                /** @description true: support set this account’s limits (PUT /admin/users/{userId}/speech-limits); false: the deployment’s */
+                ownLimits: boolean;
+            } | null;
         };
         /** @description Every non-2xx answer (contract section 2). */
         Error: {
@@ -754,6 +811,68 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description Why (the ticket): kept in the audit trail
+                     * @example Ticket 4711: lost phone
+                     */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminUser"];
+                };
+            };
+            /**
+             * @description Bad request.
+             *
+             *     - `VALIDATION_FAILED`: a field (or query, path or header value) is missing, of the wrong type or out of range; `details` lists every problem
+             *     - `INVALID_JSON`: the body is not JSON, or was sent without `Content-Type: application/json`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        code?: 400;
+                        /** @enum {unknown} */
+                        error?: "VALIDATION_FAILED" | "INVALID_JSON";
+                    };
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["Throttled"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminSpeechLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The user id */
+                userId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Seconds a day in the account’s time zone, 0 to 86 400 (a day) */
+                    dailySeconds: number;
+                    /** @description Seconds a month, 0 to 2 678 400 (31 days), and at least dailySeconds */
+                    monthlySeconds: number;
                     /**
                      * @description Why (the ticket): kept in the audit trail
                      * @example Ticket 4711: lost phone

@@ -18,7 +18,7 @@ export interface AdminClientOptions {
 }
 
 export interface AdminRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Under the base URL: `/admin/users`, `/admin/users/42/disable` ... */
   path: string;
   query?: Record<string, string>;

@@ -29,6 +29,8 @@ commands:
   unlock --user N --reason R                          clear the password-login lock
   disable --user N --reason R                         sign out and refuse every sign-in
   enable --user N --reason R                          allow sign-in again (no old session)
+  speech-limits --user N --daily S --monthly S --reason R
+                                                      the account's own speech limits, in seconds
   delete --user N --reason R [--yes]                  delete the account (asks to confirm)
   release-device --sn X --reason R                    free a serial from its account
   audit (--user N | --sn X) [--limit N] [--cursor C]  the audit trail, newest first
@@ -53,6 +55,8 @@ const OPTIONS = {
   region: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  daily: { type: 'string' },
+  monthly: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -89,6 +93,18 @@ function requestOf(command: string, values: Values): AdminRequest {
     return { method: 'GET', path: '/admin/users', query: { [name === 'user' ? 'userId' : name]: values[name]! } };
   }
   if ((CHANGES as readonly string[]).includes(command)) return { method: 'POST', path: `/admin/users/${userOf(values)}/${command}`, body: { reason: reasonOf(values) } };
+  if (command === 'speech-limits') {
+    const seconds = (name: 'daily' | 'monthly') => {
+      const value = values[name];
+      if (value === undefined || !/^\d{1,9}$/.test(value)) throw new UsageError(`--${name} <seconds> is required (a whole number, 0 or more)`);
+      return Number(value);
+    };
+    return {
+      method: 'PUT',
+      path: `/admin/users/${userOf(values)}/speech-limits`,
+      body: { dailySeconds: seconds('daily'), monthlySeconds: seconds('monthly'), reason: reasonOf(values) },
+    };
+  }
   if (command === 'delete') return { method: 'DELETE', path: `/admin/users/${userOf(values)}`, body: { reason: reasonOf(values) } };
   if (command === 'release-device') {
     if (!values.sn) throw new UsageError('--sn <serial> is required');
@@ -156,6 +172,7 @@ function readable(command: string, response: AdminResponse): string[] {
     `  time zone  ${cell(body.timeZone)}   locale ${cell(body.locale)}`,
     `  password   ${signIn.passwordSet ? 'set' : 'not set'}   failed attempts ${cell(signIn.failedAttempts)}   locked until ${cell(signIn.lockedUntil)}`,
     `  usage      ${cell(body.usage.totalSeconds)} s in total`,
+    ...speechLines(body.speech),
     'passkeys',
     ...table(signIn.passkeys, ['name', 'createdAt', 'lastUsedAt']),
     'Apple, Google, WeChat',
@@ -164,6 +181,15 @@ function readable(command: string, response: AdminResponse): string[] {
     ...table(body.devices, ['sn', 'productModel', 'createdAt']),
     'sessions',
     ...table(body.sessions, ['sessionId', 'clientName', 'createdAt', 'lastUsedAt']),
+  ];
+}
+
+/** Speech seconds used today and this month against the account's limits, and whose limits they are. */
+function speechLines(speech: AdminUser['speech']): string[] {
+  if (!speech) return [];
+  const whose = speech.ownLimits ? 'set by support' : "the deployment's";
+  return [
+    `  speech     today ${speech.day.date} ${speech.day.usedSeconds} of ${speech.day.limitSeconds} s   month ${speech.month.date} ${speech.month.usedSeconds} of ${speech.month.limitSeconds} s   limits ${whose}   live sessions ${speech.liveSessions}`,
   ];
 }
 

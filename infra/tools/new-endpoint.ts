@@ -98,7 +98,7 @@ export function planOf(argv: readonly string[]): Plan {
   const auth = option('--auth') ?? (isAdminPath ? 'iam' : option('--template') === 'public' ? 'none' : 'bearer');
   // The support team's API (issue 37): /admin paths and IAM signatures go together (shared/routes.ts ADMIN_PATH_PREFIX).
   if (isAdminPath !== (auth === 'iam')) throw new Error(`${id}: /admin routes, and only they, are --auth iam`);
-  if (auth === 'iam' && !['GET', 'POST', 'DELETE'].includes(method)) throw new Error(`${id}: the admin API (and its CLI's client) takes GET, POST and DELETE`);
+  if (auth === 'iam' && !['GET', 'POST', 'PUT', 'DELETE'].includes(method)) throw new Error(`${id}: the admin API (and its CLI's client) takes GET, POST, PUT and DELETE`);
   // An admin read is one answer (support looks one thing up), a list only with its own paging: --template list is for /api.
   const template = (option('--template') ?? (auth === 'none' ? 'public' : method === 'GET' ? (params.length > 0 || auth === 'iam' ? 'read' : 'list') : 'write')) as Template;
   if (auth === 'iam' && !['read', 'write'].includes(template)) throw new Error(`${id}: an /admin route is --template read or write`);

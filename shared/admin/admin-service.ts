@@ -13,6 +13,7 @@ import type { Page, PageRequest } from '../db/pagination';
 import { listPasskeys } from '../db/passkeys-repository';
 import { listSocialIdentities } from '../db/social-identities-repository';
 import { listSessionItems } from '../db/sessions-repository';
+import { setSpeechLimits } from '../db/speech-repository';
 import { readUsageTotal } from '../db/usage-repository';
 import { DISABLED_ATTRIBUTE, findUserIdByIdentity } from '../db/users-repository';
 import { NotFoundError } from '../errors';
@@ -20,6 +21,7 @@ import { LOGIN_LOCK_POLICY } from '../identity/account-service';
 import { isLive } from '../identity/session-service';
 import { epochSeconds, isoSeconds } from '../ports/clock';
 import type { ServiceContext } from '../service-context';
+import { readSpeechQuotaAround, speechQuotaInZone } from '../speech/session-service';
 import type { AdminLookup } from './lookup';
 
 /**
@@ -64,12 +66,14 @@ const deletingView = (userId: number): AdminUser => ({
   devices: [],
   sessions: [],
   usage: { totalSeconds: 0 },
+  speech: null,
 });
 
 /** The view of an account, read in parallel (the profile, passkeys, linked identities, sessions, devices, login failures, usage): field by field. */
 export async function viewAccount(ctx: ServiceContext, userId: number): Promise<AdminUser> {
-  const now = epochSeconds(ctx.clock.now());
-  const [profile, passkeys, identities, sessions, devices, login, totalSeconds] = await Promise.all([
+  const at = ctx.clock.now();
+  const now = epochSeconds(at);
+  const [profile, passkeys, identities, sessions, devices, login, totalSeconds, speechRead] = await Promise.all([
     readProfileItem(ctx.db, userId),
     listPasskeys(ctx.db, userId),
     listSocialIdentities(ctx.db, userId),
@@ -77,6 +81,7 @@ export async function viewAccount(ctx: ServiceContext, userId: number): Promise<
     listDevices(ctx.db, userId, { limit: DEVICES_SHOWN }),
     readLoginStanding(ctx.db, accountSubject(userId), now, LOGIN_LOCK_POLICY),
     readUsageTotal(ctx.db, userId),
+    readSpeechQuotaAround(ctx, userId, at),
   ]);
   if (!profile) {
     if (await isPurgePending(ctx.db, userId)) return deletingView(userId);
@@ -107,7 +112,21 @@ export async function viewAccount(ctx: ServiceContext, userId: number): Promise<
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .map((session) => ({ sessionId: session.sessionId, clientName: session.clientName, createdAt: session.createdAt, lastUsedAt: session.lastUsedAt })),
     usage: { totalSeconds },
+    speech: speechView(ctx, speechRead, text(profile.timeZone), at),
   };
+}
+
+/** The speech minutes of today and this month in the account's time zone, as its own quota answers them, and whose limits they are. */
+function speechView(ctx: ServiceContext, read: Awaited<ReturnType<typeof readSpeechQuotaAround>>, timeZone: string | null, at: Date): NonNullable<AdminUser['speech']> {
+  const quota = speechQuotaInZone(ctx, read, timeZone, at);
+  const [state] = read;
+  return { day: quota.day, month: quota.month, liveSessions: quota.liveSessions, ownLimits: state.dailySeconds !== null || state.monthlySeconds !== null };
+}
+
+/** Support sets the account's own daily and monthly speech limits; the next start, renewal and quota go by them. */
+export async function setAccountSpeechLimits(ctx: ServiceContext, userId: number, limits: { dailySeconds: number; monthlySeconds: number }): Promise<AdminUser> {
+  await setSpeechLimits(ctx.db, userId, limits.dailySeconds, limits.monthlySeconds);
+  return viewAccount(ctx, userId);
 }
 
 /** `GET /admin/users?...`: one account by an exact, normalised key. */

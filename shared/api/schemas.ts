@@ -594,6 +594,16 @@ export const adminUserSchema = /* @__PURE__ */ named(
       devices: z.array(z.object({ sn: z.string(), productModel: z.nullable(z.string()), createdAt: timestampSchema })).check(z.describe('Newest binding first, at most 100')),
       sessions: z.array(z.object({ sessionId: z.string(), clientName: z.string(), createdAt: timestampSchema, lastUsedAt: timestampSchema })).check(z.describe('The live sessions')),
       usage: z.object({ totalSeconds: z.int().check(z.minimum(0)) }),
+      speech: z
+        .nullable(
+          z.object({
+            day: quotaPeriodSchema('Today in the account’s time zone (UTC while none is set), YYYY-MM-DD'),
+            month: quotaPeriodSchema('This month in the account’s time zone, YYYY-MM'),
+            liveSessions: z.int().check(z.minimum(0), z.describe('Speech sessions started and neither ended nor expired')),
+            ownLimits: z.boolean().check(z.describe('true: support set this account’s limits (PUT /admin/users/{userId}/speech-limits); false: the deployment’s')),
+          }),
+        )
+        .check(z.describe('Speech minutes used today and this month and the account’s limits; null while the account is being deleted')),
     }),
   { id: 'AdminUser', description: 'An account as support sees it: no secret, no transcript, no event value.' },
 );

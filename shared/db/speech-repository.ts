@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { AccountDisabledError, UnauthorizedError } from '../errors';
+import { AccountDisabledError, NotFoundError, UnauthorizedError } from '../errors';
 import type { Database } from './client';
 import { keys, sessionMarker, sortKeyPrefix, speechKeys } from './keys';
 import { isConditionFailure, writeAtomically } from './transactions';
@@ -398,15 +398,31 @@ export async function expireSpeechSession(db: Database, userId: number, session:
   }
 }
 
-/** Support's own limits for an account (null: the deployment's), kept on the state item. */
+/**
+ * Support's own limits for an account, kept on the state item, where the next start, renewal and
+ * quota read them. Conditioned on the profile existing, in one transaction: a deleted account (or
+ * one deleted meanwhile, whose partition is being purged) gets no state item back (404).
+ */
 export async function setSpeechLimits(db: Database, userId: number, dailySeconds: number, monthlySeconds: number): Promise<void> {
-  await db.client.send(
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: speechKeys.speechState(userId),
-      UpdateExpression: 'SET dailySeconds = :daily, monthlySeconds = :monthly',
-      ExpressionAttributeValues: { ':daily': dailySeconds, ':monthly': monthlySeconds },
-    }),
+  await writeAtomically(
+    db,
+    [
+      {
+        item: { ConditionCheck: { TableName: db.tableName, Key: keys.user(userId), ConditionExpression: 'attribute_exists(PK)' } },
+        onConditionFailed: () => new NotFoundError('No account with this user id.'),
+      },
+      {
+        item: {
+          Update: {
+            TableName: db.tableName,
+            Key: speechKeys.speechState(userId),
+            UpdateExpression: 'SET dailySeconds = :daily, monthlySeconds = :monthly',
+            ExpressionAttributeValues: { ':daily': dailySeconds, ':monthly': monthlySeconds },
+          },
+        },
+      },
+    ],
+    USER_WRITE_RETRY,
   );
 }
 

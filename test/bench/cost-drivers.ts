@@ -351,6 +351,13 @@ export const COST_DRIVERS: Readonly<Partial<Record<RouteId, CostDriver>>> = {
       return { pathParameters, body: { reason: SUPPORT_REASON } };
     },
   },
+  // A ticket asking for more (or fewer) speech minutes: the transaction, then the view as the others answer it.
+  'PUT /admin/users/{userId}/speech-limits': {
+    prepare: async ({ fresh }) => ({
+      pathParameters: { userId: String((await fresh('admin-speech-limits')).userId) },
+      body: { dailySeconds: 14_400, monthlySeconds: 216_000, reason: SUPPORT_REASON },
+    }),
+  },
   // An erasure request for an account like the owner's own deletion measures.
   'DELETE /admin/users/{userId}': {
     prepare: async ({ bench }) => {

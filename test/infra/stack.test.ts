@@ -378,6 +378,7 @@ describe('least privilege', () => {
       'POST /admin/users/{userId}/unlock',
       'POST /admin/users/{userId}/disable',
       'POST /admin/users/{userId}/enable',
+      'PUT /admin/users/{userId}/speech-limits',
     ]);
     for (const route of ALL_ROUTES) {
       const reaches = JSON.stringify(statementsOf(functionOf.get(route)!).map((statement) => statement.Resource)).includes(`/index/${LIST_INDEX_NAME}`);

@@ -57,6 +57,18 @@ describe('npm run admin against the local server', () => {
     expect(noReason.code).toBe(EXIT.error);
     expect(noReason.err).toContain('--reason');
     expect((await admin(['find', '--user', String(person.userId)], { LOCAL_ADMIN_SECRET_ACCESS_KEY: 'not-the-local-secret' })).code).toBe(EXIT.forbidden);
+    // The account's own speech limits: set, shown by find with what is used, refused when the month is below the day.
+    const limited = await admin(['speech-limits', '--user', String(person.userId), '--daily', '1800', '--monthly', '36000', '--reason', 'Ticket 4716: conference']);
+    expect(limited.code, limited.err).toBe(EXIT.ok);
+    expect(limited.out).toMatch(/speech {5}today \d{4}-\d{2}-\d{2} 0 of 1800 s {3}month \d{4}-\d{2} 0 of 36000 s {3}limits set by support {3}live sessions 0/);
+    expect((await admin(['find', '--user', String(person.userId)])).out).toContain('0 of 1800 s');
+    const below = await admin(['speech-limits', '--user', String(person.userId), '--daily', '1800', '--monthly', '60', '--reason', 'Ticket 4716']);
+    expect(below.code).toBe(EXIT.error);
+    expect(below.err).toContain('400 VALIDATION_FAILED');
+    const noSeconds = await admin(['speech-limits', '--user', String(person.userId), '--daily', '1800', '--reason', 'Ticket 4716']);
+    expect(noSeconds.err).toContain('--monthly');
+    expect((await admin(['audit', '--user', String(person.userId)])).out).toContain('PUT /admin/users/{userId}/speech-limits');
+
     // Deletion asks for confirmation; without a terminal and without --yes nothing is deleted.
     expect((await admin(['delete', '--user', String(person.userId), '--reason', 'Ticket 4714'])).code).toBe(EXIT.error);
     expect((await admin(['find', '--user', String(person.userId)])).code).toBe(EXIT.ok);

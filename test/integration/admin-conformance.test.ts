@@ -135,6 +135,19 @@ describe('the admin API against its document', () => {
     }
   });
 
+  it('PUT /admin/users/{userId}/speech-limits: 200, 400, 403, 404, 413', async () => {
+    const person = await signIn(api, uniqueEmail('admin-conformance-speech'));
+    const path = `/admin/users/${person.userId}/speech-limits`;
+    const limits = { dailySeconds: 600, monthlySeconds: 6000, ...reason };
+    expect((await call('PUT', path, { body: limits })).body.speech).toMatchObject({ day: { limitSeconds: 600 }, month: { limitSeconds: 6000 }, ownLimits: true });
+    expect((await call('PUT', path, { body: { ...limits, monthlySeconds: 599 } })).body.error).toBe('VALIDATION_FAILED');
+    expect((await call('PUT', path, { body: { dailySeconds: 600, monthlySeconds: 6000 } })).body.error).toBe('VALIDATION_FAILED');
+    expect((await call('PUT', path, { rawBody: '{' })).body.error).toBe('INVALID_JSON');
+    expect((await call('PUT', path, { rawBody: tooLarge })).status).toBe(413);
+    expect((await call('PUT', path, { body: limits, unsigned: true })).status).toBe(403);
+    expect((await call('PUT', '/admin/users/999999999/speech-limits', { body: limits })).status).toBe(404);
+  });
+
   it('drove every operation to 200 and to every documented error a request can provoke here', () => {
     // Throttling, a crash and a busy database cannot be provoked through the local server.
     const unreachable = new Set(['429', '500', '503']);

@@ -516,6 +516,13 @@ beforeAll(async () => {
     const { token } = await signIn(api, uniqueEmail('grants-delete-api-auth-sessions-current-push'));
     expect((await call(api, 'DELETE', '/api/auth/sessions/current/push', { token })).status).toBe(200);
   });
+  // PUT /admin/users/{userId}/speech-limits: set (the transaction and the view), an unknown account (its condition fails).
+  await world(async (api) => {
+    const { userId } = await signIn(api, uniqueEmail('grants-speech-limits'));
+    const limits = { dailySeconds: 60, monthlySeconds: 600, reason: 'Ticket 4711: grants' };
+    expect((await signedCall(api, 'PUT', `/admin/users/${userId}/speech-limits`, limits)).status).toBe(200);
+    expect((await signedCall(api, 'PUT', '/admin/users/999999999/speech-limits', limits)).status).toBe(404);
+  });
 }, 180_000);
 
 afterAll(async () => {

@@ -42,7 +42,7 @@ describe('npm run new:endpoint', () => {
     expect(handlerSource(planOf(['POST /admin/gadgets/{gadgetId}/polish', '--auth', 'iam']))).toContain('body: adminReasonBody');
     expect(() => planOf(['GET /admin/gadgets'])).not.toThrow();
     expect(() => planOf(['GET /api/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/only they/);
-    expect(() => planOf(['PATCH /admin/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/GET, POST and DELETE/);
+    expect(() => planOf(['PATCH /admin/gadgets/{gadgetId}', '--auth', 'iam'])).toThrow(/GET, POST, PUT and DELETE/);
   });
 
   it("--like: takes the sibling's needs, renames what names it and marks what may differ (issue 47)", () => {
