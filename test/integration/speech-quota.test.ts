@@ -1,6 +1,9 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { changeStanding, readProfileItem } from '../../shared/db/account-standing-repository';
+import { endAccount, resumePendingPurges } from '../../shared/db/account-deletion';
+import { findUserById } from '../../shared/db/users-repository';
+import { adminHelpers } from '../support/admin';
 import type { LocalApi } from '../support/local-api';
 import { newAccount } from '../support/resources';
 import type { Account } from '../support/resources';
@@ -76,5 +79,38 @@ describe('speech and the account', () => {
     expect((await speechItems()).length).toBeGreaterThanOrEqual(4);
     expect((await api.request('DELETE', '/api/users/me', { token: owner.token })).status).toBe(200);
     expect(await speechItems()).toEqual([]);
+  });
+
+  it('support\'s deletion and the purge job remove the sessions, the counters and the limits support set, a live session among them', async () => {
+    const admin = adminHelpers(api);
+    const withSpeech = async (name: string) => {
+      const owner = await newAccount(api, name);
+      const ended = await api.request('POST', '/api/speech/sessions', { token: owner.token, body: startBody({ provider: 'tencent' }) });
+      api.clock.advance(2);
+      expect((await api.request('POST', `/api/speech/sessions/${ended.body.sessionId}/end`, { token: owner.token, body: { elapsedSeconds: 2 } })).status).toBe(200);
+      expect((await api.request('POST', '/api/speech/sessions', { token: owner.token, body: startBody({ provider: 'tencent' }) })).status).toBe(201);
+      expect((await admin.call({ method: 'PUT', path: `/admin/users/${owner.userId}/speech-limits`, body: { dailySeconds: 60, monthlySeconds: 600, reason: 'Ticket 4711' } })).status).toBe(200);
+      return owner;
+    };
+    const itemsOf = async (userId: number) =>
+      (
+        await api.db.client.send(
+          new QueryCommand({ TableName: api.db.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :speech)', ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':speech': 'SPEECH#' } }),
+        )
+      ).Items ?? [];
+
+    const bySupport = await withSpeech('deleted-by-support');
+    // Two sessions and their client ids, the day, the month and the state (with the limits).
+    expect((await itemsOf(bySupport.userId)).length).toBeGreaterThanOrEqual(7);
+    expect((await admin.remove(bySupport.userId)).status).toBe(200);
+    expect(await itemsOf(bySupport.userId)).toEqual([]);
+
+    // An account ended whose purge was left to the job (a budget spent, a crash): the job removes its speech too.
+    const pending = await withSpeech('purged-by-job');
+    const user = (await findUserById(api.db, pending.userId))!;
+    await endAccount(api.db, user, user, new Date().toISOString());
+    expect((await itemsOf(pending.userId)).length).toBeGreaterThanOrEqual(7);
+    expect((await resumePendingPurges(api.db)).purged).toContain(pending.userId);
+    expect(await itemsOf(pending.userId)).toEqual([]);
   });
 });
