@@ -7,6 +7,7 @@ import { LAMBDA_NODE_MAJOR } from '../../infra/bundling/options';
 import { freePort } from '../../infra/local/dynamodb-local';
 import { AUTHORIZER_MEMORY_MB, RUNTIME, memoryMbOf } from '../../infra/constructs/service-function';
 import { PROJECT_ROOT } from '../../infra/project-root';
+import { builtFunctions } from '../support/built-functions';
 import { API_TRACE_SAMPLING } from '../../infra/stack';
 import { AUDIT_PROTECTED_ACTIONS } from '../../infra/constructs/grants';
 import { SUPPORT_POLICIES } from '../../infra/constructs/support-policies';
@@ -42,12 +43,21 @@ let methods: DeployedMethod[];
 let functionOf: Map<RouteDefinition, string>;
 let authorizerFunctionId: string;
 
-// One synthesis with real esbuild bundling for the whole file: one esbuild run per function,
-// which on a busy two-core machine can take longer than the default hook timeout.
-const SYNTH_TIMEOUT_MS = 300_000;
+// The templates without bundling; the bundles are those `cdk synth` builds of the same app, built
+// once per change of their sources and shared with the deployed-bundles suite
+// (test/support/built-functions.ts): one esbuild run per function, which on a busy two-core
+// machine can take longer than the default hook timeout when this file builds them.
+const SYNTH_TIMEOUT_MS = 600_000;
+let bundleOf: (fn: Resource) => string;
 
-beforeAll(() => {
-  synth = synthesize({ SES_FROM_ADDRESS: SES_FROM });
+beforeAll(async () => {
+  const built = await builtFunctions();
+  bundleOf = (fn) => {
+    const directory = built.byDescription[fn.Properties.Description];
+    expect(directory, `the bundle of ${fn.Properties.Description}`).toBeDefined();
+    return directory!;
+  };
+  synth = synthesize({ SES_FROM_ADDRESS: SES_FROM }, { bundle: false });
   resources = synth.resources;
   methods = deployedMethods(resources);
   functionOf = new Map(ALL_ROUTES.map((route) => [route, functionIdByDescription(resources, routeId(route))]));
@@ -172,7 +182,7 @@ describe('functions', () => {
 
   it('are minified single-file ESM bundles without source maps, with the AWS SDK inside', () => {
     for (const [id, fn] of functionsOfStack()) {
-      const assetDir = join(synth.assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`);
+      const assetDir = bundleOf(fn);
       expect(readdirSync(assetDir), id).toEqual(['index.mjs']);
       const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
       // ESM with `require` defined for bundled CommonJS code.
@@ -195,7 +205,7 @@ describe('functions', () => {
   it('produce a bundle that loads and answers on Node', async () => {
     const health = ALL_ROUTES.find((route) => route.path === '/api/health')!;
     const fn = resources[functionOf.get(health)!]!;
-    const bundle = join(synth.assembly.directory, `asset.${String(fn.Properties.Code.S3Key).replace(/\.zip$/, '')}`, 'index.mjs');
+    const bundle = join(bundleOf(fn), 'index.mjs');
     expect(existsSync(bundle)).toBe(true);
     process.env.TABLE_NAME = 'bundle-check';
     process.env.LOG_LEVEL = 'silent';

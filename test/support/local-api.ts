@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { beforeAll, inject } from 'vitest';
 import { parseConfig } from '../../shared/config';
 import type { Config } from '../../shared/config';
 import type { AppContext } from '../../shared/context';
@@ -17,10 +17,11 @@ import { DevOutbox } from '../../infra/local/dev-outbox';
 import type { OutboxEntry } from '../../infra/local/dev-outbox';
 import { startLocalServer } from '../../infra/local/server';
 import type { LocalServer } from '../../infra/local/server';
-import { LOCAL_ACCOUNT, buildDeployment, deploymentContext, startDeployedFunctions } from '../../infra/local/deployed';
+import { LOCAL_ACCOUNT, deploymentContext, startDeployedFunctions } from '../../infra/local/deployed';
 import type { DeployedFunctions } from '../../infra/local/deployed';
 import type { Deployment } from '../../infra/local/deployed-functions';
 import { DevMetrics } from '../../infra/local/dev-metrics';
+import { builtFunctions } from './built-functions';
 import { MovableClock } from './movable-clock';
 
 export interface ApiResponse<T = any> {
@@ -67,8 +68,8 @@ let bundles: Promise<Deployment> | undefined;
 
 /**
  * From now on in this test file, startLocalApi serves the deployed bundles (`npm run
- * start:deployed`, infra/local/deployed.ts) instead of the sources: built once per test file as
- * `cdk synth` builds them, each server's functions given the environment their templates give for
+ * start:deployed`, infra/local/deployed.ts) instead of the sources: as `cdk synth` builds them,
+ * built once per change of the sources and shared (test/support/built-functions.ts), each server's functions given the environment their templates give for
  * the server's settings (as CDK context), run on the Lambda runtime's Node. A test file that
  * imports another's tests after calling this runs them against what ships.
  */
@@ -77,14 +78,13 @@ export const servingDeployed = (): boolean => target === 'deployed';
 
 export function serveDeployedBundles(): void {
   target = 'deployed';
-  // Before the file's own hooks: esbuild runs once per function (65), which outlasts hookTimeout.
+  // Before the file's own hooks: when the bundles are not built yet, esbuild runs once per function, which outlasts hookTimeout.
   beforeAll(() => deployedBundles().then(() => undefined), 15 * 60_000);
-  // After the file's own (registered later, run earlier): the cloud assembly goes with the file.
-  afterAll(async () => (await bundles)?.remove());
 }
 
+/** The bundles `cdk synth` builds, once per change of their sources (test/support/built-functions.ts). */
 function deployedBundles(): Promise<Deployment> {
-  bundles ??= Promise.resolve().then(() => buildDeployment(deploymentContext({}), { region: 'us-east-1', account: LOCAL_ACCOUNT, tableName: 'built' }));
+  bundles ??= builtFunctions().then((built) => built.deployment);
   return bundles;
 }
 
