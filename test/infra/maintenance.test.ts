@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAINTENANCE_BODY, MAINTENANCE_RETRY_AFTER_SECONDS } from '../../infra/constructs/maintenance-answer';
-import { synthesize } from './synth';
+import { synthesizeOnce } from './synth';
 import type { Resource } from './synth';
 
 /**
@@ -11,8 +11,8 @@ import type { Resource } from './synth';
  * replace the table and the secret), drop every route, and leave nothing the second one clashes with.
  */
 const PROD = { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com', CORS_ORIGINS: 'https://app.example.com' };
-const full = synthesize(PROD, { bundle: false });
-const maintenance = synthesize({ ...PROD, maintenance: 'true' }, { bundle: false });
+const full = synthesizeOnce(PROD, { bundle: false });
+const maintenance = synthesizeOnce({ ...PROD, maintenance: 'true' }, { bundle: false });
 const parentOf = (synthesized: typeof full) => synthesized.stacks[0]!.json.Resources;
 const ofType = (resources: Record<string, Resource>, type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
 

@@ -5,7 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addServiceStack } from '../../infra/stack';
-import { ofType, synthesize } from './synth';
+import { ofType, synthesizeOnce } from './synth';
 import type { CliEnvironment } from './synth';
 
 /**
@@ -68,9 +68,9 @@ function expectEveryAcknowledgmentAnswered(app: IConstruct): void {
 
 describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context) => {
   let app: App;
-  let stack: ReturnType<typeof synthesize>['stack'];
+  let stack: ReturnType<typeof synthesizeOnce>['stack'];
   beforeAll(() => {
-    ({ app, stack } = synthesize(context, { bundle: false }));
+    ({ app, stack } = synthesizeOnce(context, { bundle: false }));
   });
 
   it('has no unacknowledged finding, error or warning', () => {
@@ -108,7 +108,7 @@ describe.each(VARIANTS)('cdk-nag AwsSolutions on the %s stack', (_name, context)
  */
 describe.each(STAGES)('cdk-nag on the %s stage as `cdk synth` builds it in each region, with an account', (_stage, context) => {
   it.each(ENVIRONMENTS.map((environment) => [environment.region, environment] as const))('%s: accepted (a refusal fails the synthesis), every acknowledgment answering a finding', (region, environment) => {
-    const { app, resources } = synthesize(context, { bundle: false, environment });
+    const { app, resources } = synthesizeOnce(context, { bundle: false, environment });
     expect(describeViolations(new AwsSolutionsChecks().validateScope(app))).toEqual([]);
     expectEveryAcknowledgmentAnswered(app);
     // The support policies name this region and account as literals: what the acknowledgments had to follow.

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_BUSINESS_ALARMS } from '../../infra/stage-settings';
 import { DELIVERY_FAILURE_MIN_ATTEMPTS, DELIVERY_FAILURE_RATE_PERCENT } from '../../infra/constructs/business-alarms';
 import { METRICS, METRIC_NAMESPACE } from '../../shared/ports/metrics';
-import { ofType, refOf, synthesize } from './synth';
+import { ofType, refOf, synthesizeOnce } from './synth';
 import type { Synthesized } from './synth';
 
 // Settings only: no bundling (the bundles are checked in stack.test.ts).
-const synth = (context: Record<string, unknown> = {}) => synthesize(context, { bundle: false });
+const synth = (context: Record<string, unknown> = {}) => synthesizeOnce(context, { bundle: false });
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:on-call';
 
 /** The business alarms: those on the service's own namespace, directly or through metric math. */

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { FAN_OUT_RETRY_ATTEMPTS } from '../../infra/constructs/realtime-area';
 import { realtimeFunctions } from '../../shared/routes';
-import { allowedActions, asArray, functionIdByDescription, ofType, refOf, statementsOfFunction, synthesize } from './synth';
+import { allowedActions, asArray, functionIdByDescription, ofType, refOf, statementsOfFunction, synthesizeOnce } from './synth';
 
 /**
  * The live channel on AWS (issue 45, infra/constructs/realtime-area.ts): the WebSocket API in a
  * nested stack of its own, its ticket authorizer, the stream fan-out with bisect, a retry limit and
  * a dead-letter queue with an alarm, and the management API granted only to the function that sends.
  */
-const synth = synthesize({}, { bundle: false });
+const synth = synthesizeOnce({}, { bundle: false });
 const { resources } = synth;
 const live = synth.stacks.find((each) => each.stack.node.id === 'LiveChannel')!;
 

@@ -7,11 +7,11 @@ import { parseConfig } from '../../shared/config';
 import { GATEWAY_RESPONSES } from '../../shared/http/gateway-responses';
 import { jobs, routeId, routes } from '../../shared/routes';
 import type { RouteDefinition } from '../../shared/routes';
-import { allowedActions, asArray, functionIdByDescription, ofType, statementsOfFunction, synthesize } from './synth';
+import { allowedActions, asArray, functionIdByDescription, ofType, statementsOfFunction, synthesizeOnce } from './synth';
 import type { Resource, Synthesized } from './synth';
 
 // Settings only: no bundling (the bundles are checked in stack.test.ts).
-const synth = (context: Record<string, unknown>) => synthesize(context, { bundle: false });
+const synth = (context: Record<string, unknown>) => synthesizeOnce(context, { bundle: false });
 const ALL_ROUTES: readonly RouteDefinition[] = routes;
 const PROD = { stage: 'prod', SES_FROM_ADDRESS: 'no-reply@example.com' };
 

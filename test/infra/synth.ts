@@ -75,6 +75,24 @@ export function synthesize(
   return { app, stack, stacks, template: Template.fromJSON(flat), assembly, resources: flat.Resources };
 }
 
+/**
+ * The same synthesis as `synthesize(context, options)`, made once per process and handed to every
+ * caller with the same context, environment and bundling (the route table's own routes): the
+ * infra files run in one process (vitest.config.ts), so a context several files read (dev, prod)
+ * is synthesized once for all of them. The result is shared: read it, never add to its app. A test
+ * of what two syntheses have in common (the deployment id) calls `synthesize` itself.
+ */
+export function synthesizeOnce(context: Record<string, unknown> = {}, options: { bundle?: boolean; environment?: CliEnvironment } = {}): Synthesized {
+  const key = JSON.stringify([context, options.bundle ?? true, options.environment ?? CLI_DEFAULT_ENVIRONMENT]);
+  let made = shared.get(key);
+  if (!made) {
+    made = synthesize(context, options);
+    shared.set(key, made);
+  }
+  return made;
+}
+const shared = new Map<string, Synthesized>();
+
 /** Runs `build` with CDK_DEFAULT_REGION and CDK_DEFAULT_ACCOUNT set as the CLI sets them (the app reads them), then puts them back. */
 export function withCliEnvironment<T>(environment: CliEnvironment, build: () => T): T {
   const saved = { region: process.env.CDK_DEFAULT_REGION, account: process.env.CDK_DEFAULT_ACCOUNT };
