@@ -29,10 +29,11 @@ export interface LocalResources {
   tableName: string;
 }
 
-/** What the Secrets Manager stand-in holds: the ARN of the root secret and of the provider secret. */
+/** What the Secrets Manager stand-in holds: the ARN of the root secret, of the provider secret and of the speech secret. */
 export interface DeployedSecrets {
   root: string;
   provider?: string;
+  speech?: string;
 }
 
 export interface DeployedFunction {
@@ -191,7 +192,8 @@ function functionsOf(stack: ServiceStack, directory: string, local: LocalResourc
   const secretOf = (resource: { node: { defaultChild?: unknown } } | undefined) =>
     resource ? secretArn(local, logicalIdOf(resource.node.defaultChild as CfnResource)) : undefined;
   const provider = secretOf(stack.providerSecret);
-  return { functions, secrets: { root: secretOf(stack.rootSecret)!, ...(provider ? { provider } : {}) } };
+  const speech = secretOf(stack.speechSecret);
+  return { functions, secrets: { root: secretOf(stack.rootSecret)!, ...(provider ? { provider } : {}), ...(speech ? { speech } : {}) } };
 }
 
 const logicalIdOf = (resource: CfnResource): string => Stack.of(resource).resolve(resource.logicalId) as string;

@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import type { ProviderSecrets } from '../../shared/ports/provider-secrets';
+import type { SpeechKeys } from '../../shared/ports/speech';
 import { PROJECT_ROOT } from '../project-root';
-import { PROVIDER_SETTINGS, SERVICE_SETTINGS } from '../stage-settings';
+import { PROVIDER_SETTINGS, SERVICE_SETTINGS, SPEECH_SETTINGS } from '../stage-settings';
 import { AUTHORIZER_KEY, jobKey, routeKey, synthesizeDeployment } from './deployed-functions';
 import type { DeployedFunction, Deployment, LocalResources } from './deployed-functions';
 import { startAwsStandIns } from './aws-stand-ins';
@@ -31,12 +32,13 @@ export const LOCAL_SES_FROM_ADDRESS = 'Captions <no-reply@example.com>';
  * The CDK context of a local deployment: cdk.json's, as the CLI reads it, and the settings of the
  * local environment under the same names (`-c KEY=VALUE` takes the environment variables' names:
  * infra/stage-settings.ts), so the functions get through their templates what `npm start` reads
- * from its environment.
+ * from its environment: the speech providers' addresses among them (the stand-ins' locally), which
+ * the stack gives the speech functions only. Keys are no settings: they go into the secrets.
  */
 export function deploymentContext(env: Record<string, string | undefined>): Record<string, string> {
   const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Record<string, string> };
   const settings = Object.fromEntries(
-    [...SERVICE_SETTINGS, ...PROVIDER_SETTINGS].flatMap((key) => (env[key] !== undefined && env[key] !== '' ? [[key, env[key]!] as const] : [])),
+    [...SERVICE_SETTINGS, ...PROVIDER_SETTINGS, ...SPEECH_SETTINGS].flatMap((key) => (env[key] !== undefined && env[key] !== '' ? [[key, env[key]!] as const] : [])),
   );
   return { ...cdkJson.context, SES_FROM_ADDRESS: LOCAL_SES_FROM_ADDRESS, ...settings };
 }
@@ -62,6 +64,8 @@ export interface DeployedFunctionsOptions {
   /** The values of the secrets the stack makes. */
   rootSecret: string;
   providerSecrets: ProviderSecrets;
+  /** The speech providers' keys: the speech secret's JSON, as the operator puts it on AWS (docs/speech.md). */
+  speechKeys: SpeechKeys;
   outbox: DevOutbox;
   /** Where the business metrics the functions write as EMF lines are counted (GET /dev/metrics). */
   metrics: DevMetrics;
@@ -102,7 +106,12 @@ export async function startDeployedFunctions(options: DeployedFunctionsOptions):
   );
   const { secrets } = templates;
   const standIns = await startAwsStandIns({
-    secrets: () => ({ [secrets.root]: options.rootSecret, ...(secrets.provider ? { [secrets.provider]: JSON.stringify(options.providerSecrets) } : {}) }),
+    secrets: () => ({
+      [secrets.root]: options.rootSecret,
+      ...(secrets.provider ? { [secrets.provider]: JSON.stringify(options.providerSecrets) } : {}),
+      // The speech functions read their keys from the speech secret (SPEECH_SECRET_ARN), never from their environment.
+      ...(secrets.speech ? { [secrets.speech]: JSON.stringify(options.speechKeys) } : {}),
+    }),
     outbox: options.outbox,
     dynamodbEndpoint: options.dynamodbEndpoint,
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_DOCUMENT, requestDocumentPath } from '../../infra/tools/openapi';
 import { changeStanding, readProfileItem } from '../../shared/db/account-standing-repository';
 import type { OpenApiDocument } from '../../infra/tools/openapi';
-import { latestCode, servingDeployed, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
+import { latestCode, signIn, startLocalApi, uniqueEmail, uniquePhone } from '../support/local-api';
 import type { ApiResponse, LocalApi, RequestOptions } from '../support/local-api';
 import { documentAjv, pointerSegment } from '../support/openapi-ajv';
 import { SoftwareAuthenticator } from '../support/software-authenticator';
@@ -698,9 +698,8 @@ describe('linking Apple, Google and WeChat from the settings', () => {
   });
 });
 
-// start:deployed does not yet give the speech functions their providers' settings and keys
-// (docs/local-and-aws.md): the speech routes are driven against the sources only.
-describe.skipIf(servingDeployed())('speech sessions (docs/speech.md)', () => {
+// Deployed too: the speech functions get the stand-ins' addresses through their templates and the keys from the speech secret's stand-in.
+describe('speech sessions (docs/speech.md)', () => {
   // A server of its own offering the four providers (their stand-ins), with small limits to reach every refusal.
   let speech: Awaited<ReturnType<typeof startSpeechApi>>;
   let standInsOfSpeech: ProviderStandIns;
@@ -813,7 +812,6 @@ describe('coverage', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
         const key = `${method.toUpperCase()} ${path}`;
-        if (servingDeployed() && path.startsWith('/speech/')) continue;
         for (const status of Object.keys(operation.responses)) {
           // 503 is reachable for code delivery and the speech providers only; a busy database cannot be provoked.
           const reachable = !unreachable.has(status) && (status !== '503' || key === 'POST /verify-code/send' || key === 'POST /speech/sessions');

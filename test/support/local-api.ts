@@ -115,6 +115,9 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
   // Apple's private key and WeChat's secrets as local mode reads them (APPLE_PRIVATE_KEY, WECHAT_APP_SECRETS).
   const providerSecrets = localProviderSecrets(env);
   const metrics = new DevMetrics();
+  // The speech providers' keys as local mode reads them (AZURE_SPEECH_KEY, DEEPGRAM_API_KEY, TENCENT_SECRET_ID/KEY);
+  // the deployed functions read them from the speech secret, as on AWS.
+  const speechKeys = localSpeechKeys(env);
   let functions: DeployedFunctions | undefined;
   if (target === 'deployed') {
     functions = await startDeployedFunctions({
@@ -124,14 +127,13 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       dynamodbEndpoint: endpoint,
       rootSecret,
       providerSecrets,
+      speechKeys,
       outbox,
       metrics,
       // The functions' own log lines only when asked for: DEPLOYED_LOG_LEVEL=warn npx vitest run <file>.
       output: (line) => void (process.env.DEPLOYED_LOG_LEVEL && console.error(line)),
     });
   }
-  // The speech providers' keys as local mode reads them (AZURE_SPEECH_KEY, DEEPGRAM_API_KEY, TENCENT_SECRET_ID/KEY).
-  const speechKeys = localSpeechKeys(env);
   const server = await startLocalServer({ config, clock, rootSecret, outbox, metrics, port: 0, logSink: options.logSink, providerSecrets, speechKeys, ...(functions ? { functions } : {}) }).catch(async (error: unknown) => {
     await functions?.close();
     throw error;
