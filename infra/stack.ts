@@ -250,6 +250,7 @@ export class ServiceStack extends Stack {
         baseFunction,
         throttle: settings.throttle,
         ...(settings.alarmTopicArn ? { alarmTopicArn: settings.alarmTopicArn } : {}),
+        ...(settings.push && this.providerSecret ? { push: { environment: settings.pushEnvironment, secret: this.providerSecret } } : {}),
       });
       realtimeUrl = this.realtime.url;
       this.addAreas(props, allRoutes, apiRoots, {
@@ -343,7 +344,7 @@ export class ServiceStack extends Stack {
     }
     if (this.realtime) new CfnOutput(this, 'RealtimeUrl', { value: this.realtime.url, description: 'The live channel\'s WebSocket address (tickets name it)' });
     if (this.providerSecret) {
-      new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md)" });
+      new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md), and the silent push's keys (docs/realtime.md)" });
     }
   }
 

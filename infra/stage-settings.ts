@@ -25,6 +25,12 @@ export interface StageSettings {
   providerEnvironment: Record<string, string>;
   /** Apple or WeChat is offered: the stack makes the provider secret for their keys (infra/stack.ts). */
   providerSecret: boolean;
+  /**
+   * The silent push (docs/realtime.md#the-silent-push, `-c silentPush=true`): its settings
+   * (`PUSH_SETTINGS`) go to the live channel's fan-out only, which also reads the provider secret.
+   */
+  push: boolean;
+  pushEnvironment: Record<string, string>;
   /** The speech providers' addresses, for the functions of routes with `speech` only (`SPEECH_SETTINGS`). */
   speechEnvironment: Record<string, string>;
   /** Azure, Deepgram or Tencent is offered: the stack makes the speech secret for their keys. */
@@ -60,7 +66,7 @@ export interface StageSettings {
  * Per-stage defaults. Dev is disposable and chatty; prod keeps its data when the stack goes
  * and logs less. Every value can be overridden through context (see docs/deploying.md).
  */
-const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'providerEnvironment' | 'providerSecret' | 'speechEnvironment' | 'speechSecret' | 'transcribe' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
+const STAGES: Record<StageName, Omit<StageSettings, 'stage' | 'environment' | 'providerEnvironment' | 'providerSecret' | 'push' | 'pushEnvironment' | 'speechEnvironment' | 'speechSecret' | 'transcribe' | 'config' | 'authorizerCache' | 'ses' | 'waf' | 'alarmTopicArn' | 'businessAlarms' | 'maintenance'> & { logLevel: Config['LOG_LEVEL'] }> = {
   dev: {
     removalPolicy: RemovalPolicy.DESTROY,
     deletionProtection: false,
@@ -149,6 +155,13 @@ export const PROVIDER_SETTINGS = [
   'WECHAT_API_URL',
   'PROVIDER_KEYS_COOLDOWN_SECONDS',
 ] as const satisfies readonly (keyof Config)[];
+
+/**
+ * The silent push (docs/realtime.md#the-silent-push): context keys as the environment variables,
+ * given only to the live channel's fan-out, and only with `-c silentPush=true`. The keys are no
+ * settings: `apnsPrivateKey` and `fcmServiceAccount` go into the provider secret (`SOCIAL_SECRET_ARN`).
+ */
+export const PUSH_SETTINGS = ['APNS_TEAM_ID', 'APNS_KEY_ID', 'APNS_TOPIC', 'APNS_URL', 'FCM_URL', 'FCM_TOKEN_URL', 'PUSH_MIN_INTERVAL_SECONDS'] as const satisfies readonly (keyof Config)[];
 
 /** Settings only the support team's `/admin` functions (`auth: 'iam'`) read: the others do not receive them. */
 export const ADMIN_SETTINGS: readonly (typeof SERVICE_SETTINGS)[number][] = ['AUDIT_RETENTION_DAYS'];
@@ -243,8 +256,14 @@ export function readStageSettings(node: Node): StageSettings {
     const value = text(node, key);
     if (value !== undefined) speechEnvironment[key] = value;
   }
+  const push = flag(node, 'silentPush');
+  const pushEnvironment: Record<string, string> = {};
+  for (const key of PUSH_SETTINGS) {
+    const value = text(node, key);
+    if (value !== undefined) pushEnvironment[key] = value;
+  }
   // TABLE_NAME is the stack's to set; a placeholder lets the schema check everything else.
-  const config = parseConfig({ ...environment, ...providerEnvironment, ...speechEnvironment, TABLE_NAME: 'validated-at-synth' });
+  const config = parseConfig({ ...environment, ...providerEnvironment, ...speechEnvironment, ...pushEnvironment, TABLE_NAME: 'validated-at-synth' });
   // Every effective value goes into the functions' environment, so the template shows them all
   // (an empty list of client ids: the provider is not offered, and the variable is left out).
   const effective = (keys: readonly (keyof Config)[], into: Record<string, string>) => {
@@ -257,6 +276,10 @@ export function readStageSettings(node: Node): StageSettings {
   effective(SERVICE_SETTINGS, environment);
   effective(PROVIDER_SETTINGS, providerEnvironment);
   effective(SPEECH_SETTINGS, speechEnvironment);
+  effective(PUSH_SETTINGS, pushEnvironment);
+  // APNs' provider JWT names the team and the key, and each push the app's topic: all three or none.
+  const apnsSettings = [config.APNS_TEAM_ID, config.APNS_KEY_ID, config.APNS_TOPIC].filter((value) => value !== undefined).length;
+  if (apnsSettings !== 0 && apnsSettings !== 3) throw new Error('APNs pushes need -c APNS_TEAM_ID=..., -c APNS_KEY_ID=... and -c APNS_TOPIC=... together (docs/realtime.md#the-silent-push)');
   if (config.SPEECH_PROVIDERS.includes('tencent') && !config.TENCENT_ASR_APP_ID) {
     throw new Error('Tencent speech (SPEECH_PROVIDERS) needs -c TENCENT_ASR_APP_ID=... (docs/speech.md)');
   }
@@ -282,7 +305,10 @@ export function readStageSettings(node: Node): StageSettings {
     environment,
     providerEnvironment,
     // Google needs no secret: its ID tokens are checked against its public keys alone.
-    providerSecret: config.APPLE_CLIENT_IDS.length > 0 || config.WECHAT_APP_IDS.length > 0,
+    // The silent push's keys share it (read by the fan-out only).
+    providerSecret: config.APPLE_CLIENT_IDS.length > 0 || config.WECHAT_APP_IDS.length > 0 || push,
+    push,
+    pushEnvironment,
     speechEnvironment,
     speechSecret: config.SPEECH_PROVIDERS.some((provider) => provider !== 'aws'),
     transcribe: config.SPEECH_PROVIDERS.includes('aws'),

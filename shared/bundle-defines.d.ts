@@ -23,3 +23,11 @@ declare const BUNDLED_SPEECH: 'issuer' | 'quota' | 'none' | undefined;
  * `notAuthorizerReaders`: the password hashing cost, the live channel's). Unbundled it is undeclared.
  */
 declare const BUNDLED_AUTHORIZER: boolean | undefined;
+
+/**
+ * Set by the bundler (`routeDefine` and `authorizerDefine`, infra/bundling/options.ts): `false` in
+ * every route's bundle and the authorizer's, which then carry none of the silent push's settings
+ * (shared/config.ts `pushReaders`); the fan-out, which sends the pushes, is bundled without it.
+ * Unbundled it is undeclared and everything is there.
+ */
+declare const BUNDLED_PUSH: boolean | undefined;

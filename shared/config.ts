@@ -162,6 +162,21 @@ export interface Config {
   TENCENT_ASR_APP_ID: string | undefined;
   /** The ARN of the secret holding the speech providers' keys (AWS; docs/speech.md). */
   SPEECH_SECRET_ARN: string | undefined;
+  /**
+   * The silent push (docs/realtime.md#the-silent-push), read only by the fan-out (and the local
+   * server): APNs' team id, key id and topic (the app's bundle id); Apple's address (`http://`:
+   * HTTP/2 without TLS, for stand-ins; sandbox tokens go to Apple's sandbox while this is Apple's
+   * production address); FCM's address and Google's token endpoint; the least time between two
+   * pushes to one session. The keys are never settings: the provider secret on AWS,
+   * APNS_PRIVATE_KEY and FCM_SERVICE_ACCOUNT locally (shared/ports/push.ts).
+   */
+  APNS_TEAM_ID: string | undefined;
+  APNS_KEY_ID: string | undefined;
+  APNS_TOPIC: string | undefined;
+  APNS_URL: string;
+  FCM_URL: string;
+  FCM_TOKEN_URL: string;
+  PUSH_MIN_INTERVAL_SECONDS: number;
 }
 
 /** The speech providers a deployment may offer (docs/speech.md). */
@@ -389,6 +404,20 @@ const speechIssuerReaders = (): { [K in SpeechIssuerSetting]: Reader<Config[K]> 
 });
 
 
+type PushSetting = 'APNS_TEAM_ID' | 'APNS_KEY_ID' | 'APNS_TOPIC' | 'APNS_URL' | 'FCM_URL' | 'FCM_TOKEN_URL' | 'PUSH_MIN_INTERVAL_SECONDS';
+
+/** The silent push's settings: only where pushes are sent (the fan-out; `BUNDLED_PUSH`, shared/bundle-defines.d.ts). */
+const pushReaders = (): { [K in PushSetting]: Reader<Config[K]> } => ({
+  APNS_TEAM_ID: optional(requiredText()),
+  APNS_KEY_ID: optional(requiredText()),
+  APNS_TOPIC: optional(requiredText()),
+  APNS_URL: withDefault(url, 'https://api.push.apple.com'),
+  FCM_URL: withDefault(url, 'https://fcm.googleapis.com'),
+  FCM_TOKEN_URL: withDefault(url, 'https://oauth2.googleapis.com/token'),
+  // 20 minutes: Apple's advice is two or three background pushes an hour; seconds in tests.
+  PUSH_MIN_INTERVAL_SECONDS: withDefault(wholeNumber(1, 86_400), 1_200),
+});
+
 /** `azure, tencent` -> ['azure', 'tencent']; unset or blank: none; an unknown name stops the start. */
 const speechProviders: Reader<readonly SpeechProviderName[]> = (value) => {
   const names = idList(value);
@@ -453,6 +482,8 @@ const readers = (env: Env): { [K in keyof Config]: Reader<Config[K]> } => ({
   ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer' ? ({} as ReturnType<typeof speechIssuerReaders>) : speechIssuerReaders()),
   // Only where a route talks to the providers (shared/bundle-defines.d.ts).
   ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS ? ({} as ReturnType<typeof providerReaders>) : providerReaders()),
+  // Only where pushes are sent: no route's bundle, nor the authorizer's (shared/bundle-defines.d.ts).
+  ...(typeof BUNDLED_PUSH === 'boolean' && !BUNDLED_PUSH ? ({} as ReturnType<typeof pushReaders>) : pushReaders()),
 });
 
 export function parseConfig(env: Env): Config {

@@ -10,6 +10,7 @@ import type { MetricSink } from './ports/metrics';
 import { cachedKeys } from './ports/secrets';
 import type { SecretSource, ServiceKeys } from './ports/secrets';
 import type { ProviderSecrets } from './ports/provider-secrets';
+import type { PushKeys } from './ports/push';
 import type { SpeechKeys, SpeechProviders } from './ports/speech';
 
 /** Builds a port from the settings; called on first use, once per context. */
@@ -50,6 +51,8 @@ export interface AppContext {
    */
   providerSecrets(): Promise<ProviderSecrets>;
   readonly codeSender: CodeSender;
+  /** The silent push's keys (shared/ports/push.ts): only where pushes are sent (`BUNDLED_PUSH`, shared/bundle-defines.d.ts). */
+  pushKeys(): Promise<PushKeys>;
   /** Short-lived credentials of the speech providers (issue 44); only where a route has `speech`. */
   readonly speech: SpeechProviders;
 }
@@ -104,6 +107,9 @@ export function createContext(deps: ContextDeps): AppContext {
     ...(typeof BUNDLED_PROVIDERS === 'boolean' && !BUNDLED_PROVIDERS
       ? ({} as Pick<AppContext, 'providerSecrets'>)
       : { providerSecrets: () => secrets().providerSecrets?.() ?? Promise.resolve({}) }),
+    ...(typeof BUNDLED_PUSH === 'boolean' && !BUNDLED_PUSH
+      ? ({} as Pick<AppContext, 'pushKeys'>)
+      : { pushKeys: () => secrets().pushKeys?.() ?? Promise.resolve({}) }),
     get codeSender() {
       return codeSender();
     },

@@ -366,8 +366,9 @@ export const realtimeFunctions = {
   connectAuthorizer: { entry: 'functions/realtime/connect-authorizer.ts', table: 'read-write', dynamodb: { actions: ['DeleteItem', 'ConditionCheckItem', 'PutItem'] }, sends: false },
   // $disconnect removes the connection's item; ping answers pong as the route's response.
   connection: { entry: 'functions/realtime/connection.ts', table: 'read-write', dynamodb: { actions: ['DeleteItem'] }, sends: false },
-  // The account's connections (Query), its profile (GetItem), a gone or ended connection's item (DeleteItem).
-  fanOut: { entry: 'functions/realtime/fan-out.ts', table: 'read-write', dynamodb: { actions: ['Query', 'GetItem', 'DeleteItem'] }, sends: true },
+  // The account's connections (Query), its profile (GetItem), a gone or ended connection's item (DeleteItem); with the
+  // silent push, the sessions with tokens (Query), a push claimed on its session or a dead token removed (UpdateItem).
+  fanOut: { entry: 'functions/realtime/fan-out.ts', table: 'read-write', dynamodb: { actions: ['Query', 'GetItem', 'DeleteItem', 'UpdateItem'] }, sends: true },
 } as const satisfies Record<string, RealtimeFunctionDefinition>;
 
 /**

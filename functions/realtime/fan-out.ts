@@ -1,6 +1,9 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { managementApiSender } from '../../shared/adapters/aws-connection-sender';
 import { powertoolsMetricSink } from '../../shared/adapters/powertools-metrics';
+import { pushSender } from '../../shared/adapters/push/push-sender';
+import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
+import type { PushSender } from '../../shared/ports/push';
 import { perContainer } from '../../shared/context';
 import type { AppContext } from '../../shared/context';
 import { database } from '../../shared/db/client';
@@ -19,8 +22,14 @@ import type { ConnectionSender, FanOutResult } from '../../shared/realtime/fan-o
  */
 const withContext = (app: AppContext, sender?: ConnectionSender) => {
   let reach: ConnectionSender | undefined = sender;
+  // The silent push, where the stack gave the provider secret (push is set up: docs/realtime.md#the-silent-push).
+  let pusher: PushSender | undefined;
   return async (event: DynamoDBStreamEvent): Promise<FanOutResult> => {
     reach ??= managementApiSender(app.config);
+    if (!pusher && app.config.SOCIAL_SECRET_ARN) {
+      const log = app.logging.logger();
+      pusher = pushSender(app.config, () => app.pushKeys(), (platform, reason) => log.warn('a push was not taken', { platform, reason }));
+    }
     const items = event.Records.flatMap((record) => {
       const pk = record.dynamodb?.Keys?.PK?.S;
       const sk = record.dynamodb?.Keys?.SK?.S;
@@ -30,11 +39,12 @@ const withContext = (app: AppContext, sender?: ConnectionSender) => {
     const metrics = new InvocationMetrics();
     try {
       await endRemovedConnections(reach, removedConnections);
-      return await fanOut({ db: app.db, metrics, log: app.logging.logger() }, reach, accounts);
+      return await fanOut({ db: app.db, metrics, log: app.logging.logger(), config: app.config, clock: app.clock }, reach, accounts, pusher);
     } finally {
       app.metrics.publish(metrics.drain());
     }
   };
 };
 
-export const handler = perContainer((app) => withContext(app), { database, metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME) });
+// The provider secret through Secrets Manager, where the stack gave its ARN (the silent push's keys).
+export const handler = perContainer((app) => withContext(app), { database, metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME), secrets: (cfg) => secretsManagerSource(cfg) });

@@ -76,6 +76,8 @@ export function routeDefine(route: { path?: string; providers?: boolean; speech?
     BUNDLED_ROUTE: JSON.stringify(JSON.stringify(route)),
     BUNDLED_PROVIDERS: String(route.providers === true),
     BUNDLED_SPEECH: JSON.stringify(speechSettingsOf(route)),
+    // The silent push's settings are the fan-out's alone (shared/config.ts).
+    BUNDLED_PUSH: 'false',
   };
 }
 
@@ -84,4 +86,4 @@ export function routeDefine(route: { path?: string; providers?: boolean; speech?
  * so the providers' settings, keys and secrets port are folded out of its bundle: issue 38 leaves
  * the authorizer unchanged. The stack and the benchmarks both bundle it with these.
  */
-export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false', BUNDLED_SPEECH: JSON.stringify('none'), BUNDLED_AUTHORIZER: 'true' };
+export const authorizerDefine: Record<string, string> = { BUNDLED_PROVIDERS: 'false', BUNDLED_SPEECH: JSON.stringify('none'), BUNDLED_AUTHORIZER: 'true', BUNDLED_PUSH: 'false' };

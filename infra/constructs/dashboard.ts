@@ -199,6 +199,14 @@ export class ServiceDashboard extends Construct {
           countOf('RealtimeSessionsClosed'),
         ]),
         business('Live channel: pokes and gone connections', [countOf('RealtimePokesSent'), countOf('RealtimeGoneConnections')]),
+        // The silent push (docs/realtime.md#the-silent-push): sent, dead tokens removed and failures, by provider.
+        business('Silent push: sent, dead tokens removed, failures by provider', [
+          ...(['apns', 'fcm'] as const).flatMap((provider) => [
+            businessMetric(serviceName, 'PushesSent', { dimension: ['provider', provider], label: `sent (${provider})` }),
+            businessMetric(serviceName, 'PushTokensRemoved', { dimension: ['provider', provider], label: `dead tokens removed (${provider})` }),
+            businessMetric(serviceName, 'PushFailures', { dimension: ['provider', provider], label: `failures (${provider})` }),
+          ]),
+        ]),
       ],
     ];
 

@@ -18,6 +18,7 @@ import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js'
 import type { Construct } from 'constructs';
 import { CHANGE_ENTRY_PREFIX, CONNECTION_PREFIX, PROFILE_SORT_KEY } from '../../shared/realtime/activity';
 import { realtimeFunctions } from '../../shared/routes';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { RealtimeFunctionDefinition } from '../../shared/routes';
 import type { Throttle } from '../stage-settings';
 import { grantNeeds } from './grants';
@@ -41,6 +42,8 @@ export interface RealtimeAreaProps extends NestedStackProps {
   baseFunction: Pick<ServiceFunctionProps, 'logRetention' | 'removalPolicy' | 'logLevel'>;
   throttle: Throttle;
   alarmTopicArn?: string;
+  /** The silent push (`-c silentPush=true`): the fan-out's settings and the provider secret it reads. */
+  push?: { environment: Record<string, string>; secret: ISecret };
 }
 
 /**
@@ -104,7 +107,13 @@ export class RealtimeArea extends NestedStack {
     this.url = this.stage.url;
     const callbackUrl = this.stage.callbackUrl;
 
-    const fanOut = make('fanOut', 'live channel: fan-out of the table stream (pokes, ended sessions)', { REALTIME_MANAGEMENT_URL: callbackUrl });
+    const fanOut = make('fanOut', 'live channel: fan-out of the table stream (pokes, ended sessions)', {
+      REALTIME_MANAGEMENT_URL: callbackUrl,
+      // The silent push (docs/realtime.md#the-silent-push): its settings and the provider secret's ARN, this function's alone.
+      ...(props.push ? { ...props.push.environment, SOCIAL_SECRET_ARN: props.push.secret.secretArn } : {}),
+    });
+    // The provider secret's read (APNs' key, FCM's service account): the only function that pushes.
+    if (props.push) props.push.secret.grantRead(fanOut.role);
     // Only the function that sends: the connections of this API's stage, nothing else.
     const connections = `arn:${Aws.PARTITION}:execute-api:${Aws.REGION}:${Aws.ACCOUNT_ID}:${this.api.apiId}/${props.stageName}/*/@connections/*`;
     fanOut.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections] }));

@@ -2,6 +2,7 @@ import { parseConfig } from '../../shared/config';
 import { systemClock } from '../../shared/ports/clock';
 import type { ProviderSecrets } from '../../shared/ports/provider-secrets';
 import type { SpeechKeys } from '../../shared/ports/speech';
+import type { PushKeys } from '../../shared/ports/push';
 import { DevOutbox } from './dev-outbox';
 import type { OutboxEntry } from './dev-outbox';
 import { startLocalServer } from './server';
@@ -22,6 +23,8 @@ export interface ApiProcessStart {
   providerSecrets: ProviderSecrets;
   /** The speech providers' keys (shared/ports/speech.ts). */
   speechKeys?: SpeechKeys;
+  /** The silent push's keys (shared/ports/push.ts). */
+  pushKeys?: PushKeys;
   adminCredentials: LocalAdminCredentials;
   port: number;
   host: string;
@@ -41,6 +44,7 @@ process.once('message', (message: ApiProcessStart) => {
       outbox: new DevOutbox(systemClock, true, message.outbox, (entry) => tell({ type: 'outbox', entry })),
       providerSecrets: message.providerSecrets,
       ...(message.speechKeys ? { speechKeys: message.speechKeys } : {}),
+      ...(message.pushKeys ? { pushKeys: message.pushKeys } : {}),
       port: message.port,
       host: message.host,
       adminCredentials: message.adminCredentials,

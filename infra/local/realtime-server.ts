@@ -9,6 +9,7 @@ import { accountActivity } from '../../shared/realtime/activity';
 import type { WrittenItem } from '../../shared/realtime/activity';
 import { endRemovedConnections, fanOut, PONG, SESSION_ENDED_MESSAGE } from '../../shared/realtime/fan-out';
 import type { AccountActivity, ConnectionSender } from '../../shared/realtime/fan-out';
+import type { PushSender } from '../../shared/ports/push';
 import { admitConnection, CLOSE_SESSION_ENDED, connectionClosed, LOCAL_REALTIME_PATH, RealtimeTicketInvalidError } from '../../shared/realtime/realtime-service';
 import type { SessionRef } from '../../shared/db/realtime-repository';
 
@@ -73,7 +74,7 @@ export interface LocalRealtime {
   close(): Promise<void>;
 }
 
-export function attachRealtime(server: Server, context: AppContext): LocalRealtime {
+export function attachRealtime(server: Server, context: AppContext, pusher?: PushSender): LocalRealtime {
   const cfg = context.config;
   const wss = new WebSocketServer({ noServer: true });
   // This server's connections only: another local server on the same table keeps its own.
@@ -111,7 +112,7 @@ export function attachRealtime(server: Server, context: AppContext): LocalRealti
       pending = new Map();
       const metrics = new InvocationMetrics();
       try {
-        await fanOut({ db: context.db, metrics, log }, sender, batch);
+        await fanOut({ db: context.db, metrics, log, config: context.config, clock: context.clock }, sender, batch, pusher);
       } catch (error) {
         log.error('live channel fan-out failed', { error: error as Error });
       } finally {
@@ -127,9 +128,10 @@ export function attachRealtime(server: Server, context: AppContext): LocalRealti
     (next, handlerContext) => async (args) => {
       const output = await next(args);
       const items = writtenItems(handlerContext.commandName ?? '', args.input as Record<string, unknown>);
-      if (items.length > 0 && open.size > 0) {
+      if (items.length > 0 && (open.size > 0 || pusher)) {
         const { accounts, removedConnections } = accountActivity(items);
-        const watched = accounts.filter(({ userId }) => [...open.values()].some((live) => live.ref.userId === userId));
+        // Accounts with a connection here; with the silent push, every account whose records changed too.
+        const watched = accounts.filter(({ userId, changed }) => (pusher && changed) || [...open.values()].some((live) => live.ref.userId === userId));
         if (watched.length > 0) notice(watched);
         if (removedConnections.length > 0) void endRemovedConnections(sender, removedConnections);
       }

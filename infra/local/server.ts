@@ -32,6 +32,8 @@ import type { DocsFile } from '../tools/docs-site';
 import { PROJECT_ROOT } from '../project-root';
 import { DevMetrics } from './dev-metrics';
 import { attachRealtime } from './realtime-server';
+import { pushSender } from '../../shared/adapters/push/push-sender';
+import type { PushKeys } from '../../shared/ports/push';
 import type { LocalRealtime } from './realtime-server';
 import type { DevOutbox } from './dev-outbox';
 import { DEFAULT_LOCAL_ADMIN_CREDENTIALS, checkSignature } from './sigv4-check';
@@ -58,6 +60,11 @@ export interface LocalServerOptions {
   providerSecrets?: ProviderSecrets;
   /** The speech providers' keys (AZURE_SPEECH_KEY ... locally; shared/ports/speech.ts). */
   speechKeys?: SpeechKeys;
+  /**
+   * The silent push's keys (APNS_PRIVATE_KEY, FCM_SERVICE_ACCOUNT locally; shared/ports/push.ts):
+   * with either, the live channel's fan-out pushes to closed apps (docs/realtime.md#the-silent-push).
+   */
+  pushKeys?: PushKeys;
   /** Ports in place of the dev outbox and the root secret (tests of AWS adapters and faults). */
   ports?: { codeSender?: CodeSender; secrets?: SecretSource };
   /**
@@ -329,7 +336,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     logSink: options.logSink,
     metrics: () => metrics,
     database,
-    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret, providerSecrets: async () => options.providerSecrets ?? {}, speechKeys: async () => options.speechKeys ?? {} },
+    secrets: () => options.ports?.secrets ?? { rootSecret: async () => options.rootSecret, providerSecrets: async () => options.providerSecrets ?? {}, speechKeys: async () => options.speechKeys ?? {}, pushKeys: async () => options.pushKeys ?? {} },
     speech: speechProviders,
     codeSender: () => options.ports?.codeSender ?? options.outbox,
   });
@@ -603,7 +610,15 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   server.timeout = cfg.LOCAL_IDLE_TIMEOUT_MS;
   server.maxConnections = cfg.LOCAL_MAX_CONNECTIONS;
   // The live channel on the same port, as API Gateway's WebSocket API beside the REST API.
-  const realtime = attachRealtime(server, context);
+  // With push keys, its fan-out also wakes closed apps through APNs and FCM (their stand-ins under npm start).
+  const pushKeys = options.pushKeys;
+  const realtime = attachRealtime(
+    server,
+    context,
+    pushKeys && (pushKeys.apnsPrivateKey || pushKeys.fcmServiceAccount)
+      ? pushSender(cfg, async () => pushKeys, (platform, reason) => context.logging.logger().warn('a push was not taken', { platform, reason }))
+      : undefined,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());

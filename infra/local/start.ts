@@ -17,6 +17,8 @@ import { startProviderStandIns } from './provider-stand-ins';
 import { localProviderSecrets } from '../../shared/ports/provider-secrets';
 import { LAMBDA_NODE_MAJOR } from './lambda-node.mjs';
 import { localSpeechKeys } from '../../shared/ports/speech';
+import { localPushKeys } from '../../shared/ports/push';
+import { startPushStandIns } from './push-stand-ins';
 
 /**
  * `npm start`, and `npm run start:deployed` (`npm start -- --deployed`): the deployed bundles, built
@@ -61,6 +63,7 @@ async function main() {
     googleClientId: local.google,
     wechatApps: { [local.wechatApp]: local.wechatSecret },
   });
+  const push = await startPushStandIns({ host: '127.0.0.1' });
   const providerDefaults = {
     APPLE_CLIENT_IDS: local.apple,
     APPLE_TEAM_ID: standIns.apple.teamId,
@@ -77,6 +80,14 @@ async function main() {
     AZURE_SPEECH_STS_URL: standIns.azureStsUrl,
     DEEPGRAM_API_URL: standIns.deepgramUrl,
     TENCENT_ASR_APP_ID: '1250000000',
+    // The silent push (docs/realtime.md#the-silent-push): APNs and FCM stand-ins with a dev key
+    // pair made at this start, unless the environment names other addresses (and its keys).
+    APNS_URL: push.apnsUrl,
+    APNS_TEAM_ID: push.apns.teamId,
+    APNS_KEY_ID: push.apns.keyId,
+    APNS_TOPIC: push.apns.topic,
+    FCM_URL: push.fcmUrl,
+    FCM_TOKEN_URL: push.fcmTokenUrl,
   };
   const settings = {
     TABLE_NAME: 'captioning-local',
@@ -104,6 +115,12 @@ async function main() {
     tencentSecretKey: randomBytes(16).toString('hex'),
     ...localSpeechKeys(process.env),
   };
+  // The stand-ins' dev keys, unless the environment names real ones (with their addresses).
+  const pushKeys = {
+    apnsPrivateKey: push.apns.privateKeyPem,
+    fcmServiceAccount: push.fcm.serviceAccount,
+    ...localPushKeys(process.env),
+  };
   let server: { url: string; close(): Promise<void> } | undefined;
   const dynamo = await superviseDynamoDbLocal(
     { port: dynamoPort, ...(dataDir ? { dataDir } : {}), afterStart: (endpoint) => ensureTable(endpoint, config.TABLE_NAME) },
@@ -124,6 +141,7 @@ async function main() {
     await functions?.close();
     bundles?.remove();
     await standIns.close();
+    await push.close();
     await dynamo.stop();
   };
   try {
@@ -137,7 +155,7 @@ async function main() {
     const host = process.env.HOST ?? '127.0.0.1';
     // The sources' API reloads in a process of its own (api-supervisor.ts); the deployed bundles do not change under it.
     server = watching && !deployed
-      ? await superviseApi({ settings: apiSettings, rootSecret, providerSecrets, speechKeys, adminCredentials, port, host })
+      ? await superviseApi({ settings: apiSettings, rootSecret, providerSecrets, speechKeys, pushKeys, adminCredentials, port, host })
       : await startLocalServer({
           config,
           clock: systemClock,
@@ -145,6 +163,7 @@ async function main() {
           outbox,
           providerSecrets,
           speechKeys,
+          pushKeys,
           metrics,
           ...(functions ? { functions } : {}),
           port,
@@ -164,6 +183,7 @@ async function main() {
   );
   console.log(`Apple, Google and WeChat stand-ins: ${standIns.url}/ (issue a token or code for a subject and e-mail you choose)`);
   console.log(`Speech: Azure's token endpoint and Deepgram's grant are stand-ins at ${standIns.url}; SPEECH_PROVIDERS=${config.SPEECH_PROVIDERS.join(',')} (docs/speech.md)`);
+  console.log(`Silent push: APNs stand-in at ${config.APNS_URL}, FCM at ${config.FCM_URL} (docs/realtime.md#the-silent-push)`);
   if (!deployed) {
     console.log(
       watching

@@ -5,10 +5,9 @@ import { timedRequestHandler } from '../config';
 import type { Config } from '../config';
 import { rootSecretId, secretStringOf } from '../ports/secrets';
 import { providerSecretsOf } from '../ports/provider-secrets';
-import type { ProviderSecrets } from '../ports/provider-secrets';
 import type { SecretSource } from '../ports/secrets';
 import { speechKeysOf } from '../ports/speech';
-import type { SpeechKeys } from '../ports/speech';
+import { pushKeysOf } from '../ports/push';
 import { ServiceUnavailableError } from '../errors';
 
 /** Attempts per read, the first included (the SDK's standard retry mode backs off between them). */
@@ -34,8 +33,6 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     requestHandler: timedRequestHandler(cfg.AWS_CONNECT_TIMEOUT_MS, cfg.AWS_REQUEST_TIMEOUT_MS),
     ...reach,
   });
-  let providers: { pending: Promise<ProviderSecrets>; at: number } | undefined;
-  let speech: { pending: Promise<SpeechKeys>; at: number } | undefined;
   const read = async (id: string) => {
     let result;
     try {
@@ -48,33 +45,32 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     }
     return secretStringOf(result);
   };
+  /**
+   * A JSON secret of keys, parsed, read again after KEYS_MAX_AGE_SECONDS as the root secret is;
+   * a failed read is not kept (the next use reads again); none where the function has no ARN.
+   */
+  const cachedSecret = <T>(arn: () => string | undefined, parse: (json: string) => T, none: T) => {
+    let cached: { pending: Promise<T>; at: number } | undefined;
+    return (): Promise<T> => {
+      const now = Date.now();
+      if (!cached || now - cached.at >= cfg.KEYS_MAX_AGE_SECONDS * 1000) {
+        const id = arn();
+        const pending = id ? read(id).then(parse) : Promise.resolve(none);
+        pending.catch(() => (cached = undefined));
+        cached = { pending, at: now };
+      }
+      return cached.pending;
+    };
+  };
   return {
     rootSecret: () => read(secretId()),
-    // The speech providers' keys (shared/ports/speech.ts), read again after KEYS_MAX_AGE_SECONDS as
-    // the others; only in the bundles of routes that issue speech credentials (shared/bundle-defines.d.ts).
-    ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer'
-      ? {}
-      : {
-          speechKeys: () => {
-            const now = Date.now();
-            if (!speech || now - speech.at >= cfg.KEYS_MAX_AGE_SECONDS * 1000) {
-              const pending = cfg.SPEECH_SECRET_ARN ? read(cfg.SPEECH_SECRET_ARN).then(speechKeysOf) : Promise.resolve({});
-              pending.catch(() => (speech = undefined));
-              speech = { pending, at: now };
-            }
-            return speech.pending;
-          },
-        }),
-    // Apple's private key and WeChat's app secrets, one JSON secret (shared/ports/provider-secrets.ts),
-    // read again after KEYS_MAX_AGE_SECONDS as the root secret is; a failed read is not kept.
-    providerSecrets: () => {
-      const now = Date.now();
-      if (!providers || now - providers.at >= cfg.KEYS_MAX_AGE_SECONDS * 1000) {
-        const pending = cfg.SOCIAL_SECRET_ARN ? read(cfg.SOCIAL_SECRET_ARN).then(providerSecretsOf) : Promise.resolve({});
-        pending.catch(() => (providers = undefined));
-        providers = { pending, at: now };
-      }
-      return providers.pending;
-    },
+    // The speech providers' keys (shared/ports/speech.ts); only in the bundles of routes that issue
+    // speech credentials (shared/bundle-defines.d.ts).
+    ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer' ? {} : { speechKeys: cachedSecret(() => cfg.SPEECH_SECRET_ARN, speechKeysOf, {}) }),
+    // Apple's private key and WeChat's app secrets, one JSON secret (shared/ports/provider-secrets.ts).
+    providerSecrets: cachedSecret(() => cfg.SOCIAL_SECRET_ARN, providerSecretsOf, {}),
+    // The silent push's keys, two fields of the same provider secret (shared/ports/push.ts): only
+    // where pushes are sent, the fan-out (shared/bundle-defines.d.ts).
+    ...(typeof BUNDLED_PUSH === 'boolean' && !BUNDLED_PUSH ? {} : { pushKeys: cachedSecret(() => cfg.SOCIAL_SECRET_ARN, pushKeysOf, {}) }),
   };
 }

@@ -58,6 +58,12 @@ export const METRICS = {
   RealtimeGoneConnections: undefined,
   /** A connection closed because its session ended (sign-out, disable, password change ...). */
   RealtimeSessionsClosed: undefined,
+  /** The silent push (docs/realtime.md#the-silent-push), by provider (`apns`, `fcm`): a push the provider accepted. */
+  PushesSent: 'provider',
+  /** A push token the provider reported dead (APNs 410 or BadDeviceToken, FCM UNREGISTERED): removed from its session. */
+  PushTokensRemoved: 'provider',
+  /** A push the provider refused otherwise, or did not answer in time, or no key to send with: nothing retried (the app pulls on its next open). */
+  PushFailures: 'provider',
   /** Speech sessions (issue 44, docs/speech.md), by provider: sessions started (not repeats). */
   SpeechSessionsStarted: 'provider',
   /** Seconds charged to speech sessions (the sum is the minutes the providers will bill). */

@@ -2,6 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { Config } from '../config';
 import type { ProviderSecrets } from './provider-secrets';
 import type { SpeechKeys } from './speech';
+import type { PushKeys } from './push';
 
 /** Where the service's one root secret comes from: Secrets Manager on AWS, the environment locally. */
 export interface SecretSource {
@@ -13,6 +14,8 @@ export interface SecretSource {
   providerSecrets?(): Promise<ProviderSecrets>;
   /** The speech providers' keys (shared/ports/speech.ts): the speech functions read them; none where the source has none. */
   speechKeys?(): Promise<SpeechKeys>;
+  /** The silent push's keys (shared/ports/push.ts): the fan-out reads them; none where the source has none. */
+  pushKeys?(): Promise<PushKeys>;
 }
 
 /** The root secret's ARN: the stack gives it to every function that reads the secret. */

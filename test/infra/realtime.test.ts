@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAN_OUT_RETRY_ATTEMPTS } from '../../infra/constructs/realtime-area';
-import { realtimeFunctions } from '../../shared/routes';
-import { allowedActions, asArray, functionIdByDescription, ofType, refOf, statementsOfFunction, synthesizeOnce } from './synth';
+import { jobs, realtimeFunctions, routeId, routes as ALL_ROUTES } from '../../shared/routes';
+import { allowedActions, asArray, functionIdByDescription, ofType, refOf, statementsOfFunction, synthesize, synthesizeOnce } from './synth';
 
 /**
  * The live channel on AWS (issue 45, infra/constructs/realtime-area.ts): the WebSocket API in a
@@ -79,5 +79,49 @@ describe('the live channel', () => {
       allowedActions(statementsOfFunction(resources, functionIdByDescription(resources, description))).filter((action) => action.startsWith('dynamodb:')).sort();
     expect(tableActions('live channel: $connect authorizer (spends the ticket)')).toEqual(realtimeFunctions.connectAuthorizer.dynamodb.actions.map((action) => `dynamodb:${action}`).sort());
     expect(tableActions('live channel: $connect, $disconnect, ping')).toEqual(['dynamodb:DeleteItem']);
+  });
+
+  it('without the silent push, no function of the channel reads the provider secret or gets the push settings', () => {
+    for (const [, fn] of ofType(live.json.Resources, 'AWS::Lambda::Function')) {
+      expect(Object.keys(fn.Properties.Environment?.Variables ?? {}).filter((name) => /^(SOCIAL|APNS|FCM|PUSH)_/.test(name))).toEqual([]);
+    }
+  });
+});
+
+describe('the silent push (-c silentPush=true)', () => {
+  const pushed = synthesizeOnce({ silentPush: 'true', APNS_TEAM_ID: 'TEAM123456', APNS_KEY_ID: 'KEY1234567', APNS_TOPIC: 'com.example.captions', PUSH_MIN_INTERVAL_SECONDS: '1800' }, { bundle: false });
+  const channel = pushed.stacks.find((each) => each.stack.node.id === 'LiveChannel')!;
+  const fanOut = functionIdByDescription(pushed.resources, 'live channel: fan-out of the table stream (pokes, ended sessions)');
+  const readsSecrets = (id: string) =>
+    statementsOfFunction(pushed.resources, id).some((statement) => statement.Effect === 'Allow' && asArray(statement.Action).includes('secretsmanager:GetSecretValue'));
+
+  it('makes the provider secret and gives its ARN, its read and the push settings to the fan-out only', () => {
+    const secrets = ofType(pushed.resources, 'AWS::SecretsManager::Secret').filter(([, secret]) => /Apple/.test(secret.Properties.Description));
+    expect(secrets).toHaveLength(1);
+    const variables = pushed.resources[fanOut]!.Properties.Environment.Variables;
+    expect(variables).toMatchObject({ APNS_TEAM_ID: 'TEAM123456', APNS_KEY_ID: 'KEY1234567', APNS_TOPIC: 'com.example.captions', APNS_URL: 'https://api.push.apple.com', FCM_URL: 'https://fcm.googleapis.com', FCM_TOKEN_URL: 'https://oauth2.googleapis.com/token', PUSH_MIN_INTERVAL_SECONDS: '1800' });
+    expect(variables.SOCIAL_SECRET_ARN).toBeDefined();
+    expect(readsSecrets(fanOut)).toBe(true);
+    // The push settings: no other function. The secret: besides the fan-out, only those that read Apple's key or WeChat's
+    // secrets from it whenever it exists (routes with `providerSecret`, the job revoking Apple tokens: test/infra/stages.test.ts).
+    const appleReaders = new Set([
+      ...ALL_ROUTES.filter((route) => route.providerSecret).map(routeId),
+      ...jobs.filter((job) => job.providerSecret).map((job) => `job ${job.name} (${job.schedule})`),
+    ]);
+    for (const [id, fn] of ofType(pushed.resources, 'AWS::Lambda::Function')) {
+      if (id === fanOut) continue;
+      const names = Object.keys(fn.Properties.Environment?.Variables ?? {});
+      expect(names.filter((name) => /^(APNS|FCM|PUSH)_/.test(name)), fn.Properties.Description).toEqual([]);
+      expect(names.includes('SOCIAL_SECRET_ARN'), fn.Properties.Description).toBe(appleReaders.has(fn.Properties.Description));
+    }
+    for (const [id] of ofType(channel.json.Resources, 'AWS::Lambda::Function')) if (id !== fanOut) expect(readsSecrets(id)).toBe(false);
+    // The keys are never settings.
+    for (const [, fn] of ofType(pushed.resources, 'AWS::Lambda::Function')) {
+      expect(Object.keys(fn.Properties.Environment?.Variables ?? {}).filter((name) => /PRIVATE|SERVICE_ACCOUNT/.test(name))).toEqual([]);
+    }
+  });
+
+  it('refuses APNs settings given in part', () => {
+    expect(() => synthesize({ silentPush: 'true', APNS_TEAM_ID: 'TEAM123456' }, { bundle: false })).toThrow(/APNS_TEAM_ID.*APNS_KEY_ID.*APNS_TOPIC/);
   });
 });

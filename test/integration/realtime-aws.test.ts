@@ -7,6 +7,7 @@ import { handler as connectAuthorizer } from '../../functions/realtime/connect-a
 import { handler as connection } from '../../functions/realtime/connection';
 import { handler as fanOut } from '../../functions/realtime/fan-out';
 import type { AppContext } from '../../shared/context';
+import { startPushStandIns } from '../../infra/local/push-stand-ins';
 import { startLocalApi, uniqueEmail } from '../support/local-api';
 import type { LocalApi } from '../support/local-api';
 import { ticketFor } from '../support/realtime';
@@ -116,7 +117,7 @@ describe('the fan-out on the stream', () => {
         { userId: phone.userId, sk: 'PROFILE', eventName: 'MODIFY' },
       ),
     );
-    expect(result).toEqual({ poked: 1, gone: 1, ended: 0 });
+    expect(result).toEqual({ poked: 1, gone: 1, ended: 0, pushed: 0 });
     expect(posted().sort((a, b) => String(a.to).localeCompare(String(b.to)))).toEqual([
       { to: 'conn-phone', data: '{"type":"changes"}' },
       { to: 'conn-tablet-gone', data: '{"type":"changes"}' },
@@ -138,7 +139,7 @@ describe('the fan-out on the stream', () => {
 
     // The sign-out wrote the profile: its stream record alone (no change) closes the ended session's connection, pokes nobody.
     const result = await fanOut.withContext(app)(streamOf({ userId: ending.userId, sk: 'PROFILE', eventName: 'MODIFY' }));
-    expect(result).toEqual({ poked: 0, gone: 0, ended: 1 });
+    expect(result).toEqual({ poked: 0, gone: 0, ended: 1, pushed: 0 });
     expect(posted()).toEqual([{ to: 'conn-ending', data: '{"type":"session-ended","code":4001}' }]);
     expect(management.commandCalls(DeleteConnectionCommand).map((call) => call.args[0].input.ConnectionId)).toEqual(['conn-ending']);
     expect(await connectionIds(ending.userId)).toEqual(['conn-staying']);
@@ -148,5 +149,41 @@ describe('the fan-out on the stream', () => {
     management.on(PostToConnectionCommand).rejects(new GoneException({ message: 'Gone', $metadata: {} }));
     await fanOut.withContext(app)(streamOf({ userId: staying.userId, sk: 'RTCONN#conn-staying', eventName: 'REMOVE' }));
     expect(posted()).toEqual([{ to: 'conn-staying', data: '{"type":"session-ended","code":4001}' }]);
+  });
+});
+
+describe('the silent push from the fan-out on AWS', () => {
+  it('with the provider secret\'s ARN, pushes to the closed app with a token and pokes the open one, in the same batch', async () => {
+    const standIns = await startPushStandIns();
+    try {
+      // The settings the stack gives the fan-out with -c silentPush=true, and the keys its Secrets Manager read would answer.
+      const pushing = Object.assign(Object.create(api.context) as AppContext, {
+        config: {
+          ...app.config,
+          SOCIAL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ProviderSecret-abc123',
+          APNS_URL: standIns.apnsUrl,
+          APNS_TEAM_ID: standIns.apns.teamId,
+          APNS_KEY_ID: standIns.apns.keyId,
+          APNS_TOPIC: standIns.apns.topic,
+          FCM_URL: standIns.fcmUrl,
+          FCM_TOKEN_URL: standIns.fcmTokenUrl,
+        },
+        pushKeys: async () => ({ apnsPrivateKey: standIns.apns.privateKeyPem, fcmServiceAccount: standIns.fcm.serviceAccount }),
+      });
+      const helpers = sessionHelpers(api);
+      const email = uniqueEmail('aws-push');
+      const phone = await helpers.signIn(email);
+      const tablet = await helpers.signIn(email);
+      const token = 'ab'.repeat(32);
+      expect((await api.request('PUT', '/api/auth/sessions/current/push', { token: phone.token, body: { platform: 'apns', token } })).status).toBe(200);
+      await connect(tablet, 'conn-tablet-open');
+      management.on(PostToConnectionCommand).resolves({});
+      const result = await fanOut.withContext(pushing)(streamOf({ userId: phone.userId, sk: 'CHANGE#0000000000000001' }));
+      expect(result).toEqual({ poked: 1, gone: 0, ended: 0, pushed: 1 });
+      expect(standIns.delivered.map((delivery) => delivery.token)).toEqual([token]);
+      expect(posted()).toEqual([{ to: 'conn-tablet-open', data: '{"type":"changes"}' }]);
+    } finally {
+      await standIns.close();
+    }
   });
 });

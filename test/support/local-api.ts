@@ -11,6 +11,7 @@ import type { CodeSender } from '../../shared/ports/code-sender';
 import type { SecretSource } from '../../shared/ports/secrets';
 import { localProviderSecrets } from '../../shared/ports/provider-secrets';
 import { localSpeechKeys } from '../../shared/ports/speech';
+import { localPushKeys } from '../../shared/ports/push';
 import type { Database } from '../../shared/db/client';
 import { ensureTable } from '../../infra/local/create-table';
 import { DevOutbox } from '../../infra/local/dev-outbox';
@@ -134,7 +135,9 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       output: (line) => void (process.env.DEPLOYED_LOG_LEVEL && console.error(line)),
     });
   }
-  const server = await startLocalServer({ config, clock, rootSecret, outbox, metrics, port: 0, logSink: options.logSink, providerSecrets, speechKeys, ...(functions ? { functions } : {}) }).catch(async (error: unknown) => {
+  // The silent push's keys as local mode reads them (APNS_PRIVATE_KEY, FCM_SERVICE_ACCOUNT).
+  const pushKeys = localPushKeys(env);
+  const server = await startLocalServer({ config, clock, rootSecret, outbox, metrics, port: 0, logSink: options.logSink, providerSecrets, speechKeys, pushKeys, ...(functions ? { functions } : {}) }).catch(async (error: unknown) => {
     await functions?.close();
     throw error;
   });
