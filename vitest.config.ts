@@ -1,6 +1,13 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { LongestFirst } from './test/support/sequencer';
 
+/**
+ * Integration files that run in a process of their own: the deployed-bundles suite imports another
+ * file's tests (which a shared process would have loaded already, registering none) and serves
+ * the bundles to every server of its process.
+ */
+const ISOLATED = ['test/integration/openapi-conformance-deployed.test.ts'];
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -27,12 +34,28 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'service',
-          include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/infra/**'],
-          // DynamoDB Local starts once per run; each test file gets its own table and local server.
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+          // One process per worker for the files of the local server (no isolation between them): the
+          // server, the SDK and the handlers are loaded once, ~1 s of CPU a file. Each file still
+          // starts its own server on its own table; DynamoDB Local starts once per run.
+          isolate: false,
           globalSetup: ['test/support/global-setup.ts'],
         },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/infra/**', 'test/integration/**'],
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'isolated-integration', include: [...ISOLATED], globalSetup: ['test/support/global-setup.ts'] },
       },
     ],
   },

@@ -7,13 +7,22 @@ declare module 'vitest' {
   }
 }
 
-/** One DynamoDB Local for the whole run, on a free port, in memory. */
+type Shared = { dynamo: ReturnType<typeof startDynamoDbLocal>; users: number };
+const run = globalThis as typeof globalThis & { __testDynamoDbLocal?: Shared };
+
+/**
+ * One DynamoDB Local for the whole run, on a free port, in memory: the projects of
+ * vitest.config.ts that need it each run this setup, in the one process of the run, and share it.
+ */
 export default async function setup(project: TestProject) {
   // This process runs Node 20 (Lambda runs 22+); the SDK's reminder about that is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const dynamo = await startDynamoDbLocal();
-  project.provide('dynamoEndpoint', dynamo.endpoint);
+  const shared = (run.__testDynamoDbLocal ??= { dynamo: startDynamoDbLocal(), users: 0 });
+  shared.users++;
+  project.provide('dynamoEndpoint', (await shared.dynamo).endpoint);
   return async () => {
-    await dynamo.stop();
+    if (--shared.users > 0) return;
+    run.__testDynamoDbLocal = undefined;
+    await (await shared.dynamo).stop();
   };
 }
