@@ -54,8 +54,9 @@ function pushAccountCheck(db: Database, caller: TokenSubject & { sessionId: stri
 
 /**
  * The token put on the caller's session. The session's item must exist (an ended session's is
- * deleted), so a token never outlives its session, nor recreates a deleted item. A new token
- * clears the last push's time: a reinstalled app is not kept waiting by its former token's.
+ * deleted), so a token never outlives its session, nor recreates a deleted item. The last push's
+ * time stays: an app that sends its token at every launch does not reopen the interval (Apple
+ * budgets background pushes per device, not per token).
  */
 export function keepPushTokenWrites(db: Database, caller: TokenSubject & { sessionId: string }, registration: PushRegistration, registeredAt: string): GuardedWrite[] {
   return [
@@ -65,7 +66,7 @@ export function keepPushTokenWrites(db: Database, caller: TokenSubject & { sessi
         Update: {
           TableName: db.tableName,
           Key: keys.session(caller.userId, caller.sessionId),
-          UpdateExpression: 'SET pushPlatform = :platform, pushToken = :token, pushEnvironment = :environment, pushRegisteredAt = :at REMOVE pushSentAt',
+          UpdateExpression: 'SET pushPlatform = :platform, pushToken = :token, pushEnvironment = :environment, pushRegisteredAt = :at',
           ConditionExpression: `attribute_exists(${PARTITION_KEY})`,
           ExpressionAttributeValues: {
             ':platform': registration.platform,
