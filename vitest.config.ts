@@ -35,10 +35,10 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/client/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...ISOLATED],
-          // One process per worker for the files of the local server (no isolation between them): the
-          // server, the SDK and the handlers are loaded once, ~1 s of CPU a file. Each file still
+          // One process per worker for the files of the local server and the app client (no isolation
+          // between them): the server, the SDK and the handlers are loaded once, ~1 s of CPU a file. Each file still
           // starts its own server on its own table; DynamoDB Local starts once per run.
           isolate: false,
           globalSetup: ['test/support/global-setup.ts'],
@@ -49,7 +49,7 @@ export default defineConfig({
         test: {
           name: 'isolated',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/infra/**', 'test/integration/**'],
+          exclude: [...configDefaults.exclude, 'test/infra/**', 'test/integration/**', 'test/client/**'],
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
