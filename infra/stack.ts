@@ -85,6 +85,8 @@ export class ServiceStack extends Stack {
   readonly providerSecret: Secret | undefined;
   /** The speech providers' keys (docs/speech.md), when Azure, Deepgram or Tencent is offered. */
   readonly speechSecret: Secret | undefined;
+  /** The silent push's keys (docs/realtime.md#the-silent-push), with `-c silentPush=true`: read by the fan-out only. */
+  readonly pushSecret: Secret | undefined;
   readonly authorizerFunction: ServiceFunction;
   readonly deployedRoutes: DeployedRoute[] = [];
   /** The nested stacks, one per area of the API. */
@@ -136,6 +138,22 @@ export class ServiceStack extends Stack {
       Validations.of(this.speechSecret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason: "The speech providers' keys are issued by their consoles and replaced there by the operator; Secrets Manager cannot rotate them",
+      });
+    }
+
+    // The silent push's keys (docs/realtime.md#the-silent-push, "Setting it up"): a secret of their
+    // own, so that only the function that sends can read them (not the sign-in functions that read
+    // the provider secret); a placeholder the operator replaces with
+    // {"apnsPrivateKey": "-----BEGIN PRIVATE KEY-----...", "fcmServiceAccount": {"project_id": ..., "client_email": ..., "private_key": ...}}.
+    if (settings.push) {
+      this.pushSecret = new Secret(this, 'PushSecret', {
+        description: "Silent push: APNs' signing key and FCM's service account (JSON, put by the operator); read by the live channel's fan-out only",
+        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
+        removalPolicy: settings.removalPolicy,
+      });
+      Validations.of(this.pushSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: "APNs' key and FCM's service account key are issued by Apple's and Google's consoles and replaced there by the operator; Secrets Manager cannot rotate them",
       });
     }
 
@@ -250,7 +268,7 @@ export class ServiceStack extends Stack {
         baseFunction,
         throttle: settings.throttle,
         ...(settings.alarmTopicArn ? { alarmTopicArn: settings.alarmTopicArn } : {}),
-        ...(settings.push && this.providerSecret ? { push: { environment: settings.pushEnvironment, secret: this.providerSecret } } : {}),
+        ...(this.pushSecret ? { push: { environment: settings.pushEnvironment, secret: this.pushSecret } } : {}),
       });
       realtimeUrl = this.realtime.url;
       this.addAreas(props, allRoutes, apiRoots, {
@@ -344,7 +362,10 @@ export class ServiceStack extends Stack {
     }
     if (this.realtime) new CfnOutput(this, 'RealtimeUrl', { value: this.realtime.url, description: 'The live channel\'s WebSocket address (tickets name it)' });
     if (this.providerSecret) {
-      new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md), and the silent push's keys (docs/realtime.md)" });
+      new CfnOutput(this, 'ProviderSecretArn', { value: this.providerSecret.secretArn, description: "Put Apple's private key and WeChat's app secrets here (docs/social-sign-in.md)" });
+    }
+    if (this.pushSecret) {
+      new CfnOutput(this, 'PushSecretArn', { value: this.pushSecret.secretArn, description: "Put the silent push's keys here, APNs' key and FCM's service account (docs/realtime.md#the-silent-push)" });
     }
   }
 

@@ -27,7 +27,8 @@ export interface StageSettings {
   providerSecret: boolean;
   /**
    * The silent push (docs/realtime.md#the-silent-push, `-c silentPush=true`): its settings
-   * (`PUSH_SETTINGS`) go to the live channel's fan-out only, which also reads the provider secret.
+   * (`PUSH_SETTINGS`) go to the live channel's fan-out only, and the stack makes the push secret
+   * (APNs' key, FCM's service account) that only the fan-out reads.
    */
   push: boolean;
   pushEnvironment: Record<string, string>;
@@ -159,7 +160,7 @@ export const PROVIDER_SETTINGS = [
 /**
  * The silent push (docs/realtime.md#the-silent-push): context keys as the environment variables,
  * given only to the live channel's fan-out, and only with `-c silentPush=true`. The keys are no
- * settings: `apnsPrivateKey` and `fcmServiceAccount` go into the provider secret (`SOCIAL_SECRET_ARN`).
+ * settings: `apnsPrivateKey` and `fcmServiceAccount` go into the push secret (`PUSH_SECRET_ARN`).
  */
 export const PUSH_SETTINGS = ['APNS_TEAM_ID', 'APNS_KEY_ID', 'APNS_TOPIC', 'APNS_URL', 'FCM_URL', 'FCM_TOKEN_URL', 'PUSH_MIN_INTERVAL_SECONDS'] as const satisfies readonly (keyof Config)[];
 
@@ -304,9 +305,9 @@ export function readStageSettings(node: Node): StageSettings {
     stage,
     environment,
     providerEnvironment,
-    // Google needs no secret: its ID tokens are checked against its public keys alone.
-    // The silent push's keys share it (read by the fan-out only).
-    providerSecret: config.APPLE_CLIENT_IDS.length > 0 || config.WECHAT_APP_IDS.length > 0 || push,
+    // Google needs no secret: its ID tokens are checked against its public keys alone. The silent
+    // push's keys are not in it: they have a secret of their own, the fan-out's alone (infra/stack.ts).
+    providerSecret: config.APPLE_CLIENT_IDS.length > 0 || config.WECHAT_APP_IDS.length > 0,
     push,
     pushEnvironment,
     speechEnvironment,

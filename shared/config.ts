@@ -167,8 +167,9 @@ export interface Config {
    * server): APNs' team id, key id and topic (the app's bundle id); Apple's address (`http://`:
    * HTTP/2 without TLS, for stand-ins; sandbox tokens go to Apple's sandbox while this is Apple's
    * production address); FCM's address and Google's token endpoint; the least time between two
-   * pushes to one session. The keys are never settings: the provider secret on AWS,
-   * APNS_PRIVATE_KEY and FCM_SERVICE_ACCOUNT locally (shared/ports/push.ts).
+   * pushes to one session. The keys are never settings: the push secret on AWS (its ARN in
+   * PUSH_SECRET_ARN, given to the fan-out only), APNS_PRIVATE_KEY and FCM_SERVICE_ACCOUNT locally
+   * (shared/ports/push.ts).
    */
   APNS_TEAM_ID: string | undefined;
   APNS_KEY_ID: string | undefined;
@@ -177,6 +178,8 @@ export interface Config {
   FCM_URL: string;
   FCM_TOKEN_URL: string;
   PUSH_MIN_INTERVAL_SECONDS: number;
+  /** The ARN of the secret holding APNs' key and FCM's service account (AWS; the fan-out's alone). */
+  PUSH_SECRET_ARN: string | undefined;
 }
 
 /** The speech providers a deployment may offer (docs/speech.md). */
@@ -404,7 +407,7 @@ const speechIssuerReaders = (): { [K in SpeechIssuerSetting]: Reader<Config[K]> 
 });
 
 
-type PushSetting = 'APNS_TEAM_ID' | 'APNS_KEY_ID' | 'APNS_TOPIC' | 'APNS_URL' | 'FCM_URL' | 'FCM_TOKEN_URL' | 'PUSH_MIN_INTERVAL_SECONDS';
+type PushSetting = 'APNS_TEAM_ID' | 'APNS_KEY_ID' | 'APNS_TOPIC' | 'APNS_URL' | 'FCM_URL' | 'FCM_TOKEN_URL' | 'PUSH_MIN_INTERVAL_SECONDS' | 'PUSH_SECRET_ARN';
 
 /** The silent push's settings: only where pushes are sent (the fan-out; `BUNDLED_PUSH`, shared/bundle-defines.d.ts). */
 const pushReaders = (): { [K in PushSetting]: Reader<Config[K]> } => ({
@@ -416,6 +419,7 @@ const pushReaders = (): { [K in PushSetting]: Reader<Config[K]> } => ({
   FCM_TOKEN_URL: withDefault(url, 'https://oauth2.googleapis.com/token'),
   // 20 minutes: Apple's advice is two or three background pushes an hour; seconds in tests.
   PUSH_MIN_INTERVAL_SECONDS: withDefault(wholeNumber(1, 86_400), 1_200),
+  PUSH_SECRET_ARN: optional(requiredText()),
 });
 
 /** `azure, tencent` -> ['azure', 'tencent']; unset or blank: none; an unknown name stops the start. */

@@ -22,11 +22,11 @@ import type { ConnectionSender, FanOutResult } from '../../shared/realtime/fan-o
  */
 const withContext = (app: AppContext, sender?: ConnectionSender) => {
   let reach: ConnectionSender | undefined = sender;
-  // The silent push, where the stack gave the provider secret (push is set up: docs/realtime.md#the-silent-push).
+  // The silent push, where the stack gave the push secret (push is set up: docs/realtime.md#the-silent-push).
   let pusher: PushSender | undefined;
   return async (event: DynamoDBStreamEvent): Promise<FanOutResult> => {
     reach ??= managementApiSender(app.config);
-    if (!pusher && app.config.SOCIAL_SECRET_ARN) {
+    if (!pusher && app.config.PUSH_SECRET_ARN) {
       const log = app.logging.logger();
       pusher = pushSender(app.config, () => app.pushKeys(), (platform, reason) => log.warn('a push was not taken', { platform, reason }));
     }
@@ -46,5 +46,5 @@ const withContext = (app: AppContext, sender?: ConnectionSender) => {
   };
 };
 
-// The provider secret through Secrets Manager, where the stack gave its ARN (the silent push's keys).
+// The push secret through Secrets Manager, where the stack gave its ARN (the silent push's keys).
 export const handler = perContainer((app) => withContext(app), { database, metrics: (cfg) => powertoolsMetricSink(cfg.SERVICE_NAME), secrets: (cfg) => secretsManagerSource(cfg) });

@@ -42,7 +42,7 @@ export interface RealtimeAreaProps extends NestedStackProps {
   baseFunction: Pick<ServiceFunctionProps, 'logRetention' | 'removalPolicy' | 'logLevel'>;
   throttle: Throttle;
   alarmTopicArn?: string;
-  /** The silent push (`-c silentPush=true`): the fan-out's settings and the provider secret it reads. */
+  /** The silent push (`-c silentPush=true`): the fan-out's settings and the push secret only it reads. */
   push?: { environment: Record<string, string>; secret: ISecret };
 }
 
@@ -109,10 +109,10 @@ export class RealtimeArea extends NestedStack {
 
     const fanOut = make('fanOut', 'live channel: fan-out of the table stream (pokes, ended sessions)', {
       REALTIME_MANAGEMENT_URL: callbackUrl,
-      // The silent push (docs/realtime.md#the-silent-push): its settings and the provider secret's ARN, this function's alone.
-      ...(props.push ? { ...props.push.environment, SOCIAL_SECRET_ARN: props.push.secret.secretArn } : {}),
+      // The silent push (docs/realtime.md#the-silent-push): its settings and the push secret's ARN, this function's alone.
+      ...(props.push ? { ...props.push.environment, PUSH_SECRET_ARN: props.push.secret.secretArn } : {}),
     });
-    // The provider secret's read (APNs' key, FCM's service account): the only function that pushes.
+    // The push secret's read (APNs' key, FCM's service account): the only function that pushes.
     if (props.push) props.push.secret.grantRead(fanOut.role);
     // Only the function that sends: the connections of this API's stage, nothing else.
     const connections = `arn:${Aws.PARTITION}:execute-api:${Aws.REGION}:${Aws.ACCOUNT_ID}:${this.api.apiId}/${props.stageName}/*/@connections/*`;

@@ -29,11 +29,12 @@ export interface LocalResources {
   tableName: string;
 }
 
-/** What the Secrets Manager stand-in holds: the ARN of the root secret, of the provider secret and of the speech secret. */
+/** What the Secrets Manager stand-in holds: the ARN of the root secret, of the provider secret, of the speech secret and of the push secret. */
 export interface DeployedSecrets {
   root: string;
   provider?: string;
   speech?: string;
+  push?: string;
 }
 
 export interface DeployedFunction {
@@ -193,7 +194,8 @@ function functionsOf(stack: ServiceStack, directory: string, local: LocalResourc
     resource ? secretArn(local, logicalIdOf(resource.node.defaultChild as CfnResource)) : undefined;
   const provider = secretOf(stack.providerSecret);
   const speech = secretOf(stack.speechSecret);
-  return { functions, secrets: { root: secretOf(stack.rootSecret)!, ...(provider ? { provider } : {}), ...(speech ? { speech } : {}) } };
+  const push = secretOf(stack.pushSecret);
+  return { functions, secrets: { root: secretOf(stack.rootSecret)!, ...(provider ? { provider } : {}), ...(speech ? { speech } : {}), ...(push ? { push } : {}) } };
 }
 
 const logicalIdOf = (resource: CfnResource): string => Stack.of(resource).resolve(resource.logicalId) as string;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import type { ProviderSecrets } from '../../shared/ports/provider-secrets';
 import type { SpeechKeys } from '../../shared/ports/speech';
+import type { PushKeys } from '../../shared/ports/push';
 import { PROJECT_ROOT } from '../project-root';
 import { PROVIDER_SETTINGS, SERVICE_SETTINGS, SPEECH_SETTINGS } from '../stage-settings';
 import { AUTHORIZER_KEY, jobKey, routeKey, synthesizeDeployment } from './deployed-functions';
@@ -66,6 +67,8 @@ export interface DeployedFunctionsOptions {
   providerSecrets: ProviderSecrets;
   /** The speech providers' keys: the speech secret's JSON, as the operator puts it on AWS (docs/speech.md). */
   speechKeys: SpeechKeys;
+  /** The silent push's keys: the push secret's JSON, as the operator puts it on AWS (docs/realtime.md#the-silent-push). */
+  pushKeys?: PushKeys;
   outbox: DevOutbox;
   /** Where the business metrics the functions write as EMF lines are counted (GET /dev/metrics). */
   metrics: DevMetrics;
@@ -111,6 +114,8 @@ export async function startDeployedFunctions(options: DeployedFunctionsOptions):
       ...(secrets.provider ? { [secrets.provider]: JSON.stringify(options.providerSecrets) } : {}),
       // The speech functions read their keys from the speech secret (SPEECH_SECRET_ARN), never from their environment.
       ...(secrets.speech ? { [secrets.speech]: JSON.stringify(options.speechKeys) } : {}),
+      // The fan-out's keys from the push secret (PUSH_SECRET_ARN), made with -c silentPush=true.
+      ...(secrets.push ? { [secrets.push]: JSON.stringify(options.pushKeys ?? {}) } : {}),
     }),
     outbox: options.outbox,
     dynamodbEndpoint: options.dynamodbEndpoint,

@@ -149,7 +149,7 @@ async function main() {
       const resources = { region: config.AWS_REGION, account: LOCAL_ACCOUNT, tableName: config.TABLE_NAME };
       console.log('Building the functions as cdk synth does (infra/app.ts, cdk.json and these settings as context)...');
       bundles = buildDeployment(deploymentContext(settings), resources);
-      functions = await startDeployedFunctions({ bundles, local: resources, dynamodbEndpoint: dynamo.endpoint, rootSecret, providerSecrets, speechKeys, outbox, metrics, output: 'inherit' });
+      functions = await startDeployedFunctions({ bundles, local: resources, dynamodbEndpoint: dynamo.endpoint, rootSecret, providerSecrets, speechKeys, pushKeys, outbox, metrics, output: 'inherit' });
       console.log(`${functions.functions.size} functions from ${bundles.directory}, on Node ${LAMBDA_NODE_MAJOR} (the Lambda runtime's)`);
     }
     const host = process.env.HOST ?? '127.0.0.1';

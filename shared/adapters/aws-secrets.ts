@@ -69,8 +69,8 @@ export function secretsManagerSource(cfg: Config, reach: Pick<SecretsManagerClie
     ...(typeof BUNDLED_SPEECH === 'string' && BUNDLED_SPEECH !== 'issuer' ? {} : { speechKeys: cachedSecret(() => cfg.SPEECH_SECRET_ARN, speechKeysOf, {}) }),
     // Apple's private key and WeChat's app secrets, one JSON secret (shared/ports/provider-secrets.ts).
     providerSecrets: cachedSecret(() => cfg.SOCIAL_SECRET_ARN, providerSecretsOf, {}),
-    // The silent push's keys, two fields of the same provider secret (shared/ports/push.ts): only
-    // where pushes are sent, the fan-out (shared/bundle-defines.d.ts).
-    ...(typeof BUNDLED_PUSH === 'boolean' && !BUNDLED_PUSH ? {} : { pushKeys: cachedSecret(() => cfg.SOCIAL_SECRET_ARN, pushKeysOf, {}) }),
+    // The silent push's keys, a secret of their own (shared/ports/push.ts): only where pushes are
+    // sent, the fan-out (shared/bundle-defines.d.ts), the one function the stack gives its ARN and read.
+    ...(typeof BUNDLED_PUSH === 'boolean' && !BUNDLED_PUSH ? {} : { pushKeys: cachedSecret(() => cfg.PUSH_SECRET_ARN, pushKeysOf, {}) }),
   };
 }

@@ -3,7 +3,7 @@ import type { PushTarget } from '../db/push-repository';
 /**
  * The silent push's keys (docs/realtime.md#the-silent-push): APNs' signing key (the team's `.p8`,
  * PEM, PKCS #8) and the FCM service account (its JSON: `project_id`, `client_email`,
- * `private_key`). On AWS they are two fields of the provider secret (`SOCIAL_SECRET_ARN`:
+ * `private_key`). On AWS they are the push secret, a secret of their own (`PUSH_SECRET_ARN`:
  * `{"apnsPrivateKey": "...", "fcmServiceAccount": {...}}`), read only by the fan-out; locally
  * `APNS_PRIVATE_KEY` and `FCM_SERVICE_ACCOUNT`. Never settings: out of `Config` and its logs.
  */
@@ -41,7 +41,7 @@ export function serviceAccountOf(value: unknown): FcmServiceAccount {
   return parsed;
 }
 
-/** The push keys of the provider secret's JSON (the other fields are the social sign-ins'). */
+/** The push keys of the push secret's JSON (other fields, such as the stack's `placeholder`, are ignored). */
 export function pushKeysOf(json: string): PushKeys {
   const parsed = JSON.parse(json) as { apnsPrivateKey?: unknown; fcmServiceAccount?: unknown };
   return {

@@ -81,7 +81,9 @@ describe('the live channel', () => {
     expect(tableActions('live channel: $connect, $disconnect, ping')).toEqual(['dynamodb:DeleteItem']);
   });
 
-  it('without the silent push, no function of the channel reads the provider secret or gets the push settings', () => {
+  it('without the silent push, no push secret, and no function of the channel reads a provider\'s secret or gets the push settings', () => {
+    expect(ofType(resources, 'AWS::SecretsManager::Secret').filter(([, secret]) => /^Silent push/.test(secret.Properties.Description))).toEqual([]);
+    expect(synth.template.toJSON().Outputs).not.toHaveProperty('PushSecretArn');
     for (const [, fn] of ofType(live.json.Resources, 'AWS::Lambda::Function')) {
       expect(Object.keys(fn.Properties.Environment?.Variables ?? {}).filter((name) => /^(SOCIAL|APNS|FCM|PUSH)_/.test(name))).toEqual([]);
     }
@@ -89,36 +91,82 @@ describe('the live channel', () => {
 });
 
 describe('the silent push (-c silentPush=true)', () => {
-  const pushed = synthesizeOnce({ silentPush: 'true', APNS_TEAM_ID: 'TEAM123456', APNS_KEY_ID: 'KEY1234567', APNS_TOPIC: 'com.example.captions', PUSH_MIN_INTERVAL_SECONDS: '1800' }, { bundle: false });
+  // With Sign in with Apple and WeChat offered too, so that both secrets exist and each one's readers can be told apart.
+  const pushed = synthesizeOnce(
+    {
+      silentPush: 'true',
+      APNS_TEAM_ID: 'TEAM123456',
+      APNS_KEY_ID: 'KEY1234567',
+      APNS_TOPIC: 'com.example.captions',
+      PUSH_MIN_INTERVAL_SECONDS: '1800',
+      APPLE_CLIENT_IDS: 'com.example.captions',
+      APPLE_TEAM_ID: 'TEAM123456',
+      APPLE_KEY_ID: 'KEY7654321',
+      WECHAT_APP_IDS: 'wx1111111111111111',
+    },
+    { bundle: false },
+  );
   const channel = pushed.stacks.find((each) => each.stack.node.id === 'LiveChannel')!;
   const fanOut = functionIdByDescription(pushed.resources, 'live channel: fan-out of the table stream (pokes, ended sessions)');
-  const readsSecrets = (id: string) =>
-    statementsOfFunction(pushed.resources, id).some((statement) => statement.Effect === 'Allow' && asArray(statement.Action).includes('secretsmanager:GetSecretValue'));
+  const secretId = (pattern: RegExp) => {
+    const found = ofType(pushed.resources, 'AWS::SecretsManager::Secret').filter(([, secret]) => pattern.test(secret.Properties.Description));
+    expect(found).toHaveLength(1);
+    return found[0]![0];
+  };
+  const pushSecret = secretId(/^Silent push/);
+  const providerSecret = secretId(/Apple's private key and WeChat/);
+  // The secrets a function may read (GetSecretValue), by the logical id of the secret its statement names
+  // (in a nested stack the resource is a parameter named after the parent's secret).
+  const reads = (id: string, secret: string) =>
+    statementsOfFunction(pushed.resources, id).some(
+      (statement) => statement.Effect === 'Allow' && asArray(statement.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource).includes(secret),
+    );
+  const functions = ofType(pushed.resources, 'AWS::Lambda::Function');
 
-  it('makes the provider secret and gives its ARN, its read and the push settings to the fan-out only', () => {
-    const secrets = ofType(pushed.resources, 'AWS::SecretsManager::Secret').filter(([, secret]) => /Apple/.test(secret.Properties.Description));
-    expect(secrets).toHaveLength(1);
+  it('makes the push secret, a secret of its own: its ARN, its read and the push settings go to the fan-out and no other function', () => {
+    expect(pushSecret).not.toBe(providerSecret);
+    // Its value is the operator's to put: a generated placeholder, never a template literal.
+    expect(pushed.resources[pushSecret]!.Properties.GenerateSecretString).toMatchObject({ SecretStringTemplate: '{}' });
+    expect(pushed.template.toJSON().Outputs.PushSecretArn.Value).toEqual({ Ref: pushSecret });
     const variables = pushed.resources[fanOut]!.Properties.Environment.Variables;
     expect(variables).toMatchObject({ APNS_TEAM_ID: 'TEAM123456', APNS_KEY_ID: 'KEY1234567', APNS_TOPIC: 'com.example.captions', APNS_URL: 'https://api.push.apple.com', FCM_URL: 'https://fcm.googleapis.com', FCM_TOKEN_URL: 'https://oauth2.googleapis.com/token', PUSH_MIN_INTERVAL_SECONDS: '1800' });
-    expect(variables.SOCIAL_SECRET_ARN).toBeDefined();
-    expect(readsSecrets(fanOut)).toBe(true);
-    // The push settings: no other function. The secret: besides the fan-out, only those that read Apple's key or WeChat's
-    // secrets from it whenever it exists (routes with `providerSecret`, the job revoking Apple tokens: test/infra/stages.test.ts).
-    const appleReaders = new Set([
-      ...ALL_ROUTES.filter((route) => route.providerSecret).map(routeId),
-      ...jobs.filter((job) => job.providerSecret).map((job) => `job ${job.name} (${job.schedule})`),
-    ]);
-    for (const [id, fn] of ofType(pushed.resources, 'AWS::Lambda::Function')) {
+    expect(JSON.stringify(variables.PUSH_SECRET_ARN)).toContain(pushSecret);
+    expect(reads(fanOut, pushSecret)).toBe(true);
+    const pushReaders = functions.filter(([id]) => reads(id, pushSecret)).map(([, fn]) => fn.Properties.Description);
+    expect(pushReaders).toEqual(['live channel: fan-out of the table stream (pokes, ended sessions)']);
+    for (const [id, fn] of functions) {
       if (id === fanOut) continue;
       const names = Object.keys(fn.Properties.Environment?.Variables ?? {});
       expect(names.filter((name) => /^(APNS|FCM|PUSH)_/.test(name)), fn.Properties.Description).toEqual([]);
-      expect(names.includes('SOCIAL_SECRET_ARN'), fn.Properties.Description).toBe(appleReaders.has(fn.Properties.Description));
     }
-    for (const [id] of ofType(channel.json.Resources, 'AWS::Lambda::Function')) if (id !== fanOut) expect(readsSecrets(id)).toBe(false);
     // The keys are never settings.
-    for (const [, fn] of ofType(pushed.resources, 'AWS::Lambda::Function')) {
+    for (const [, fn] of functions) {
       expect(Object.keys(fn.Properties.Environment?.Variables ?? {}).filter((name) => /PRIVATE|SERVICE_ACCOUNT/.test(name))).toEqual([]);
     }
+  });
+
+  it('leaves the provider secret to the sign-in functions that read Apple\'s key or WeChat\'s secrets: the fan-out neither reads it nor has its ARN', () => {
+    // Routes with `providerSecret` and the job revoking Apple tokens (test/infra/stages.test.ts), exactly as without the push.
+    const providerReaders = [
+      ...ALL_ROUTES.filter((route) => route.providerSecret).map(routeId),
+      ...jobs.filter((job) => job.providerSecret).map((job) => `job ${job.name} (${job.schedule})`),
+    ].sort();
+    expect(functions.filter(([id]) => reads(id, providerSecret)).map(([, fn]) => fn.Properties.Description as string).sort()).toEqual(providerReaders);
+    expect(functions.filter(([, fn]) => fn.Properties.Environment?.Variables?.SOCIAL_SECRET_ARN !== undefined).map(([, fn]) => fn.Properties.Description as string).sort()).toEqual(providerReaders);
+    expect(reads(fanOut, providerSecret)).toBe(false);
+    expect(pushed.resources[fanOut]!.Properties.Environment.Variables).not.toHaveProperty('SOCIAL_SECRET_ARN');
+    // The channel's other functions (the ticket authorizer, the connection's) read neither.
+    const others = ofType(channel.json.Resources, 'AWS::Lambda::Function').filter(([id]) => id !== fanOut);
+    expect(others).toHaveLength(2);
+    for (const [id] of others) expect([reads(id, pushSecret), reads(id, providerSecret)]).toEqual([false, false]);
+  });
+
+  it('without Apple or WeChat makes the push secret alone: no provider secret for the push\'s sake', () => {
+    const pushOnly = synthesize({ silentPush: 'true', APNS_TEAM_ID: 'TEAM123456', APNS_KEY_ID: 'KEY1234567', APNS_TOPIC: 'com.example.captions' }, { bundle: false });
+    const descriptions = ofType(pushOnly.resources, 'AWS::SecretsManager::Secret').map(([, secret]) => secret.Properties.Description as string);
+    expect(descriptions.filter((description) => /Apple's private key/.test(description))).toEqual([]);
+    expect(descriptions.filter((description) => /^Silent push/.test(description))).toHaveLength(1);
+    expect(pushOnly.template.toJSON().Outputs).not.toHaveProperty('ProviderSecretArn');
   });
 
   it('refuses APNs settings given in part', () => {

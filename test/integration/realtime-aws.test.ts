@@ -153,14 +153,14 @@ describe('the fan-out on the stream', () => {
 });
 
 describe('the silent push from the fan-out on AWS', () => {
-  it('with the provider secret\'s ARN, pushes to the closed app with a token and pokes the open one, in the same batch', async () => {
+  it('with the push secret\'s ARN, pushes to the closed app with a token and pokes the open one, in the same batch', async () => {
     const standIns = await startPushStandIns();
     try {
       // The settings the stack gives the fan-out with -c silentPush=true, and the keys its Secrets Manager read would answer.
       const pushing = Object.assign(Object.create(api.context) as AppContext, {
         config: {
           ...app.config,
-          SOCIAL_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ProviderSecret-abc123',
+          PUSH_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:PushSecret-abc123',
           APNS_URL: standIns.apnsUrl,
           APNS_TEAM_ID: standIns.apns.teamId,
           APNS_KEY_ID: standIns.apns.keyId,
