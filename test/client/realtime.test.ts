@@ -28,12 +28,10 @@ afterAll(async () => {
 
 const plainSocket: WebSocketFactory = (url) => new WebSocket(url) as unknown as WebSocketLike;
 
-/** A socket whose incoming messages are dropped, doubled or delayed at the rates given (changeable while it runs). */
-function faultySockets(faults: { drop: number; double: number; delay: number }) {
-  let seed = 45;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const stats = { delivered: 0, dropped: 0, doubled: 0, delayed: 0 };
-  const factory: WebSocketFactory = (url) => {
+/** A real socket whose incoming messages go through `receive`, which hands each on (or not) with `deliver`. */
+const socketsThrough =
+  (receive: (data: unknown, deliver: () => void) => void): WebSocketFactory =>
+  (url) => {
     const inner = new WebSocket(url);
     const outer: WebSocketLike = {
       get readyState() {
@@ -49,10 +47,19 @@ function faultySockets(faults: { drop: number; double: number; delay: number }) 
     inner.onopen = (event) => outer.onopen?.(event);
     inner.onerror = (event) => outer.onerror?.(event);
     inner.onclose = (event) => outer.onclose?.({ code: event.code, reason: String(event.reason) });
-    inner.onmessage = (event) => {
+    inner.onmessage = (event) => receive(event.data, () => outer.onmessage?.({ data: event.data }));
+    return outer;
+  };
+
+/** A socket whose incoming messages are dropped, doubled or delayed at the rates given (changeable while it runs). */
+function faultySockets(faults: { drop: number; double: number; delay: number }) {
+  let seed = 45;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const stats = { delivered: 0, dropped: 0, doubled: 0, delayed: 0 };
+  const factory = socketsThrough((_data, handOn) => {
       const deliver = () => {
         stats.delivered++;
-        outer.onmessage?.({ data: event.data });
+        handOn();
       };
       const roll = random();
       if (roll < faults.drop) stats.dropped++;
@@ -64,9 +71,7 @@ function faultySockets(faults: { drop: number; double: number; delay: number }) 
         stats.delayed++;
         setTimeout(deliver, random() * 400);
       } else deliver();
-    };
-    return outer;
-  };
+  });
   return { factory, stats };
 }
 
@@ -77,29 +82,10 @@ function faultySockets(faults: { drop: number; double: number; delay: number }) 
 function holdingSockets() {
   const waiting: Array<() => void> = [];
   const state = { held: false, released: 0 };
-  const factory: WebSocketFactory = (url) => {
-    const inner = new WebSocket(url);
-    const outer: WebSocketLike = {
-      get readyState() {
-        return inner.readyState;
-      },
-      onopen: null,
-      onmessage: null,
-      onclose: null,
-      onerror: null,
-      send: (data) => inner.send(data),
-      close: (code, reason) => inner.close(code, reason),
-    };
-    inner.onopen = (event) => outer.onopen?.(event);
-    inner.onerror = (event) => outer.onerror?.(event);
-    inner.onclose = (event) => outer.onclose?.({ code: event.code, reason: String(event.reason) });
-    inner.onmessage = (event) => {
-      const deliver = () => outer.onmessage?.({ data: event.data });
-      if (state.held && String(event.data).includes('"changes"')) waiting.push(deliver);
-      else deliver();
-    };
-    return outer;
-  };
+  const factory = socketsThrough((data, deliver) => {
+    if (state.held && String(data).includes('"changes"')) waiting.push(deliver);
+    else deliver();
+  });
   const release = () => {
     state.held = false;
     state.released = waiting.length;
