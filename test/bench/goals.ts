@@ -7,6 +7,8 @@
  * code and nothing else of the list since it stopped bundling phone parsing; logout checks a
  * refresh token.)
  */
+import { routeId, routes } from '../../shared/routes';
+
 export const KB = 1024;
 
 export const GOALS = {
@@ -75,6 +77,10 @@ export const DATA_CEILINGS: Record<string, number> = {
 };
 
 export const isData = (input: string): boolean => input in DATA_CEILINGS;
+
+/** The own-code goal of a function by its name (a route id): the speech issuers' own, else GOALS.ownBytes. */
+export const ownCodeGoal = (functionName: string): number =>
+  routes.some((route) => route.speech && routeId(route) === functionName) ? GOALS.speechIssuerOwnBytes : GOALS.ownBytes;
 
 /** Bundles that carry what an identity function carries by design (see above). */
 export const IDENTITY_INPUTS = [

@@ -10,7 +10,7 @@ import { measureColdImports } from './cold-import';
 import type { ColdImportCpu, ColdImportResult } from './cold-import';
 import { TYPICAL_ACCOUNT, readOperations, seedAccount } from './fixtures';
 import { optionOf, progressLog, textTable } from './cli';
-import { GOALS, KB, isIdentityBundle, isWebauthnBundle } from './goals';
+import { GOALS, KB, isIdentityBundle, isWebauthnBundle, ownCodeGoal } from './goals';
 import { startBench } from './harness';
 import { measureDeletion } from './deletion';
 import type { DeletionResult } from './deletion';
@@ -272,14 +272,14 @@ function print(report: Report, { functions, paired, skipped, coldCpu, scryptCpuM
   // `--only` leaves parts out: each table is printed when its part ran.
   if (runs('bundles')) out.push(
     table(
-      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, identity function <= ${GOALS.identityBytes / KB} KB, passkey verification <= ${GOALS.webauthnBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, each without its data; own code <= ${GOALS.ownBytes / KB} KB; KB = 1024 bytes). Data: the password list, the phone metadata and the OpenAPI document, each under its own ceiling; own KB: our code outside node_modules`,
+      `Bundles (goal: function <= ${GOALS.functionBytes / KB} KB, identity function <= ${GOALS.identityBytes / KB} KB, passkey verification <= ${GOALS.webauthnBytes / KB} KB, authorizer <= ${GOALS.authorizerBytes / KB} KB, each without its data; own code <= ${GOALS.ownBytes / KB} KB, ${GOALS.speechIssuerOwnBytes / KB} KB for the speech issuers; KB = 1024 bytes). Data: the password list, the phone metadata and the OpenAPI document, each under its own ceiling; own KB: our code outside node_modules`,
       ['function', 'KB', 'data KB', 'own KB', 'goal', 'largest parts (KB)'],
       functions.map((bundle) => [
         bundle.name,
         kb(bundle.bytes),
         kb(bundle.dataBytes),
         kb(bundle.ownBytes),
-        mark(bundle.bytes - bundle.dataBytes <= bundleGoal(bundle) && bundle.ownBytes <= GOALS.ownBytes),
+        mark(bundle.bytes - bundle.dataBytes <= bundleGoal(bundle) && bundle.ownBytes <= ownCodeGoal(bundle.name)),
         largestInputs(bundle, 4)
           .map((part) => `${part.input.replace(/^.*\//, '')} ${kb(part.bytes)}`)
           .join(', '),
