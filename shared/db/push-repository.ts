@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { AccountDisabledError, UnauthorizedError } from '../errors';
 import type { ApnsEnvironment, PushPlatform } from '../realtime/push-schemas';
 import type { Database } from './client';
@@ -105,20 +105,19 @@ export function forgetPushTokenWrites(db: Database, caller: TokenSubject & { ses
  */
 export async function listPushTargets(db: Database, userId: number): Promise<PushTarget[]> {
   const targets: PushTarget[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.client.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: `#pk = :pk AND begins_with(#sk, :prefix)`,
-        FilterExpression: 'attribute_exists(pushToken)',
-        ProjectionExpression: 'sessionId, tokenVersion, pushPlatform, pushToken, pushEnvironment, pushSentAt',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': sortKeyPrefix.session },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
+  const pages = paginateQuery(
+    { client: db.client },
+    {
+      TableName: db.tableName,
+      KeyConditionExpression: `#pk = :pk AND begins_with(#sk, :prefix)`,
+      FilterExpression: 'attribute_exists(pushToken)',
+      ProjectionExpression: 'sessionId, tokenVersion, pushPlatform, pushToken, pushEnvironment, pushSentAt',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': sortKeyPrefix.session },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       targets.push({
         userId,
@@ -130,8 +129,7 @@ export async function listPushTargets(db: Database, userId: number): Promise<Pus
         sentAt: typeof item.pushSentAt === 'number' ? item.pushSentAt : 0,
       });
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return targets;
 }
 
