@@ -1,5 +1,4 @@
 import { Aws, Duration, NestedStack, Stack, Validations } from 'aws-cdk-lib';
-import type { NestedStackProps } from 'aws-cdk-lib';
 import { WebSocketApi, WebSocketStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -22,10 +21,10 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { RealtimeFunctionDefinition } from '../../shared/routes';
 import type { Throttle } from '../stage-settings';
 import { grantNeeds } from './grants';
-import type { GrantTargets, Needs } from './grants';
+import type { Needs } from './grants';
 import { FunctionErrorAlarms } from './operations';
+import type { FunctionAreaProps } from './service-area';
 import { DEFAULT_TIMEOUT, SMALL_MEMORY_MB, ServiceFunction } from './service-function';
-import type { ServiceFunctionProps } from './service-function';
 
 /** The fan-out's batch: up to this many stream records, gathered for at most this long (one poke per account per batch). */
 export const FAN_OUT_BATCH_SIZE = 100;
@@ -33,15 +32,11 @@ export const FAN_OUT_BATCHING_WINDOW = Duration.seconds(0);
 /** A failing batch is halved and retried this often, then its records go to the dead-letter queue: never retried forever. */
 export const FAN_OUT_RETRY_ATTEMPTS = 3;
 
-export interface RealtimeAreaProps extends NestedStackProps {
+export interface RealtimeAreaProps extends FunctionAreaProps {
   stageName: string;
   /** The table, with its stream (keys only). */
   table: ITable;
-  targets: GrantTargets;
-  functionEnvironment: (needs: Needs) => Record<string, string>;
-  baseFunction: Pick<ServiceFunctionProps, 'logRetention' | 'removalPolicy' | 'logLevel'>;
   throttle: Throttle;
-  alarmTopicArn?: string;
   /** The silent push (`-c silentPush=true`): the fan-out's settings and the push secret only it reads. */
   push?: { environment: Record<string, string>; secret: ISecret };
 }

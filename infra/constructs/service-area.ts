@@ -74,7 +74,15 @@ export interface DeployedRoute {
   methods: Method[];
 }
 
-export interface ServiceAreaProps extends NestedStackProps {
+/** What every nested stack of functions takes from the parent: grants, settings, the functions' defaults, the alarm topic. */
+export interface FunctionAreaProps extends NestedStackProps {
+  targets: GrantTargets;
+  functionEnvironment: (needs: Needs) => Record<string, string>;
+  baseFunction: Pick<ServiceFunctionProps, 'logRetention' | 'removalPolicy' | 'logLevel'>;
+  alarmTopicArn?: string;
+}
+
+export interface ServiceAreaProps extends FunctionAreaProps {
   area: string;
   routes: readonly RouteDefinition[];
   jobs: readonly JobDefinition[];
@@ -85,11 +93,7 @@ export interface ServiceAreaProps extends NestedStackProps {
   stageName: string;
   authorizer: IAuthorizer;
   preflight: CorsOptions;
-  targets: GrantTargets;
-  functionEnvironment: (needs: Needs) => Record<string, string>;
-  baseFunction: Pick<ServiceFunctionProps, 'logRetention' | 'removalPolicy' | 'logLevel'>;
   passwordHashingTimeout: Duration;
-  alarmTopicArn?: string;
 }
 
 /**
