@@ -52,3 +52,8 @@ export const languageTagSchema = z.string().check(
   z.regex(LANGUAGE_TAG, 'must be a language code like en-US or zh-CN'),
   z.meta({ description: '<language>-<REGION>', examples: ['en-US', 'zh-CN'] }),
 );
+
+/** A push token's platform and, for APNs, its environment, as the session item stores them (docs/realtime.md#the-silent-push). */
+export type PushPlatform = 'apns' | 'fcm';
+export const APNS_ENVIRONMENTS = ['sandbox', 'production'] as const;
+export type ApnsEnvironment = (typeof APNS_ENVIRONMENTS)[number];

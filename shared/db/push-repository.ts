@@ -1,6 +1,6 @@
 import { UpdateCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { AccountDisabledError, UnauthorizedError } from '../errors';
-import type { ApnsEnvironment, PushPlatform } from '../realtime/push-schemas';
+import type { ApnsEnvironment, PushPlatform } from '../fields';
 import type { Database } from './client';
 import { keys, sessionMarker, sortKeyPrefix } from './keys';
 import { PARTITION_KEY, SORT_KEY } from './table';

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { APNS_ENVIRONMENTS } from '../fields';
 
 /**
  * What `PUT /api/auth/sessions/current/push` takes (docs/realtime.md#the-silent-push): the app's
@@ -9,9 +10,6 @@ import * as z from 'zod/mini';
 export const APNS_TOKEN = /^[0-9a-fA-F]{64,200}$/;
 export const FCM_TOKEN = /^[\x21-\x7e]{1,4096}$/;
 
-export type PushPlatform = 'apns' | 'fcm';
-export const APNS_ENVIRONMENTS = ['sandbox', 'production'] as const;
-export type ApnsEnvironment = (typeof APNS_ENVIRONMENTS)[number];
 
 const apnsTokenBody = z.object({
   platform: z.literal('apns').check(z.meta({ description: '`apns`: iOS, the device token of `registerForRemoteNotifications`' })),
