@@ -1,15 +1,12 @@
-import { join } from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyDocument, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { AddToPrincipalPolicyResult, PolicyStatement, RoleProps } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { Charset, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ApplicationLogLevel, Architecture, Function as LambdaFunction, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { lambdaEsbuildOptions } from '../bundling/options';
-import { PROJECT_ROOT } from '../project-root';
+import { BUNDLE_HANDLER, bundledCode } from '../bundling/esbuild-code';
 import type { LogLevel as ServiceLogLevel } from '../../shared/logging/logger';
 
 /**
@@ -87,7 +84,7 @@ export interface ServiceFunctionProps {
  * with nothing but writing to that log group. Grants are added by the caller from the route table.
  */
 export class ServiceFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: InlinePolicyRole;
   readonly logGroup: LogGroup;
   readonly description: string;
@@ -103,11 +100,12 @@ export class ServiceFunction extends Construct {
     // Instead of the AWS managed basic execution role: this log group only, no CreateLogGroup.
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, props.entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      // The options the benchmarks measure (infra/bundling/options.ts), so what ships is what was
+      // measured: one minified ESM file, the AWS SDK inside, no source maps (they would mean
+      // --enable-source-maps, which slows cold starts and every stack trace).
+      code: bundledCode({ entry: props.entry, ...(props.conditions ? { conditions: props.conditions } : {}), ...(props.define ? { define: props.define } : {}) }),
+      handler: BUNDLE_HANDLER,
       description: props.description,
       runtime: RUNTIME,
       architecture: Architecture.ARM_64,
@@ -123,25 +121,6 @@ export class ServiceFunction extends Construct {
       applicationLogLevelV2: APPLICATION_LOG_LEVEL[props.logLevel],
       // START/END/REPORT lines (duration, memory, init) stay at INFO whatever the application level.
       systemLogLevelV2: SystemLogLevel.INFO,
-      // The options the benchmarks measure (infra/bundling/options.ts), so what ships is what was measured.
-      bundling: {
-        forceDockerBundling: false,
-        format: lambdaEsbuildOptions.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
-        target: lambdaEsbuildOptions.target,
-        mainFields: [...lambdaEsbuildOptions.mainFields],
-        banner: lambdaEsbuildOptions.banner.js,
-        minify: lambdaEsbuildOptions.minify,
-        // Source maps would mean --enable-source-maps, which slows cold starts and every stack trace.
-        sourceMap: lambdaEsbuildOptions.sourcemap,
-        bundleAwsSDK: true,
-        esbuildArgs: {
-          '--alias': Object.entries(lambdaEsbuildOptions.alias).map(([module, replacement]) => `${module}=${replacement}`),
-          ...(props.conditions ? { '--conditions': props.conditions.join(',') } : {}),
-        },
-        ...(props.define ? { define: props.define } : {}),
-        charset: Charset.UTF8,
-        logLevel: LogLevel.WARNING,
-      },
     });
 
     // cdk-nag (AwsSolutions-IAM5): the statements on `*` of this role, and why each must be.

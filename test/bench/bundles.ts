@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { build } from 'esbuild';
 import type { Metafile } from 'esbuild';
-import { authorizerDefine, lambdaEsbuildOptions, routeConditions, routeDefine } from '../../infra/bundling/options';
+import { functionBuildOptions } from '../../infra/bundling/esbuild-code';
+import { authorizerDefine, routeConditions, routeDefine } from '../../infra/bundling/options';
 import { PROJECT_ROOT } from '../../infra/project-root';
 import { authorizer, routeId, routes } from '../../shared/routes';
 import { isData } from './goals';
 
 /**
- * Every Lambda function built exactly as it is deployed (the shared `lambdaEsbuildOptions`), one
+ * Every Lambda function built exactly as it is deployed (`functionBuildOptions`, as the stack builds it), one
  * esbuild run per function as the CDK stack does, plus the two floors the cold-import benchmark
  * compares against. Used by `npm run bench` and by test/unit/bundles.test.ts.
  */
@@ -68,14 +69,10 @@ const bytesOf = (inputs: Record<string, number>, include: (input: string) => boo
 async function buildOne(target: BundleTarget, outdir: string, index: number): Promise<BuiltBundle> {
   // `.mjs` as the CDK's ESM bundling names it, so Node loads it as a module wherever it lies.
   const file = join(outdir, `${String(index).padStart(2, '0')}-${basename(target.entry, '.ts')}.mjs`);
+  // The options the stack bundles with (functionBuildOptions of infra/bundling/esbuild-code.ts), plus the metafile the goals read.
   const result = await build({
-    ...lambdaEsbuildOptions,
-    mainFields: [...lambdaEsbuildOptions.mainFields],
-    absWorkingDir: PROJECT_ROOT,
-    entryPoints: [join(PROJECT_ROOT, target.entry)],
+    ...functionBuildOptions({ entry: target.entry, ...(target.conditions ? { conditions: target.conditions } : {}), ...(target.define ? { define: target.define } : {}) }),
     outfile: file,
-    ...(target.conditions ? { conditions: target.conditions } : {}),
-    ...(target.define ? { define: target.define } : {}),
     metafile: true,
     logLevel: 'error',
   });

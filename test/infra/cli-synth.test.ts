@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../infra/project-root';
  * credentials here, and synth is where cdk-nag and the settings stop a deployment). Any exit but 0
  * fails. The commands are read out of the page's `sh` blocks, so the page cannot drift from what
  * works; each distinct command runs once (the prod stage's command is in the page twice), bundling
- * every function with esbuild as a deployment does, which is why this file takes minutes.
+ * every function with esbuild as a deployment does (in the CLI's app process: infra/bundling/esbuild-code.ts).
  */
 const DOC = join(PROJECT_ROOT, 'docs/deploying.md');
 

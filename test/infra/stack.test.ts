@@ -45,7 +45,7 @@ let authorizerFunctionId: string;
 
 // The templates without bundling; the bundles are those `cdk synth` builds of the same app, built
 // once per change of their sources and shared with the deployed-bundles suite
-// (test/support/built-functions.ts): one esbuild run per function, which on a busy two-core
+// (test/support/built-functions.ts): one esbuild build per function, which on a busy two-core
 // machine can take longer than the default hook timeout when this file builds them.
 const SYNTH_TIMEOUT_MS = 600_000;
 let bundleOf: (fn: Resource) => string;

@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import type { BundlingOptions, ILocalBundling } from 'aws-cdk-lib';
+import { Code } from 'aws-cdk-lib/aws-lambda';
+import { buildSync } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
+import { PROJECT_ROOT } from '../project-root';
+import { lambdaEsbuildOptions } from './options';
+
+/** The file every bundle is written to; a function's handler is `index.handler`. */
+export const BUNDLE_FILE = 'index.mjs';
+export const BUNDLE_HANDLER = 'index.handler';
+
+export interface BundleInput {
+  /** Handler source, relative to the project root. */
+  entry: string;
+  /** esbuild conditions (`routeConditions` of ./options.ts). */
+  conditions?: readonly string[];
+  /** esbuild defines (`routeDefine` / `authorizerDefine` of ./options.ts). */
+  define?: Record<string, string>;
+}
+
+/** The esbuild options of one function: `lambdaEsbuildOptions` as they are, its entry, conditions and defines. */
+export function functionBuildOptions(input: BundleInput): BuildOptions {
+  return {
+    ...lambdaEsbuildOptions,
+    mainFields: [...lambdaEsbuildOptions.mainFields],
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: [join(PROJECT_ROOT, input.entry)],
+    ...(input.conditions ? { conditions: [...input.conditions] } : {}),
+    ...(input.define ? { define: input.define } : {}),
+    logLevel: 'warning',
+  };
+}
+
+/**
+ * CDK's local bundling, done by esbuild's JavaScript API inside the synthesizing process. Its
+ * fields are what the asset cache keys on (CDK hashes the bundling options as JSON), so two
+ * functions with the same entry and settings share one bundle within a synthesis.
+ */
+class InProcessEsbuild implements ILocalBundling {
+  constructor(readonly options: BuildOptions) {}
+
+  tryBundle(outputDir: string): boolean {
+    // Throws with esbuild's messages on an error; warnings go to stderr as the CLI's would.
+    buildSync({ ...this.options, outfile: join(outputDir, BUNDLE_FILE) });
+    return true;
+  }
+}
+
+/**
+ * A function's code: its entry bundled by esbuild as `lambdaEsbuildOptions` say, into one
+ * `index.mjs`, hashed by its output (an unchanged bundle is an unchanged asset).
+ *
+ * Why not NodejsFunction's own bundling: it runs esbuild as `npx --no-install esbuild ...`, a
+ * shell and an npm process per function (~0.3 s of CPU each here before esbuild starts, 73
+ * functions per stage), and passes the options as command-line flags translated from its own
+ * props. Here the same options object the benchmarks build with (test/bench/bundles.ts) goes to
+ * esbuild's API, and one esbuild service serves every function of the synthesis (measured in
+ * docs/architecture.md, "Bundling").
+ */
+export function bundledCode(input: BundleInput): Code {
+  const options = functionBuildOptions(input);
+  const bundling: BundlingOptions = {
+    local: new InProcessEsbuild(options),
+    // Never run: local bundling always succeeds or throws. CDK requires an image (NodejsFunction names the same placeholder).
+    image: DockerImage.fromRegistry('dummy'),
+  };
+  return Code.fromAsset(PROJECT_ROOT, { assetHashType: AssetHashType.OUTPUT, bundling });
+}
