@@ -15,6 +15,8 @@ export const LONGEST_FIRST = [
   'test/integration/new-endpoint-like.test.ts',
   'test/integration/account-deletion-bounded.test.ts',
   'test/integration/openapi-exactness.test.ts',
+  'test/unit/static-checks.test.ts',
+  'test/unit/static-checks-client-lint.test.ts',
   'test/integration/capacity-budget.test.ts',
   'test/unit/bundles.test.ts',
   'test/infra/nag.test.ts',
