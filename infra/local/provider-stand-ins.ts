@@ -18,7 +18,8 @@ import type { CryptoKey, JWK, JWTPayload } from 'jose';
  * - Google (`/google/oauth2/v3/certs`, GOOGLE_JWKS_URL): the JWKS.
  * - WeChat (`/wechat`, WECHAT_API_URL): `GET /sns/oauth2/access_token` (appid, secret, code,
  *   grant_type=authorization_code), errors as WeChat reports them: a 200 with `errcode`
- *   (40013 invalid appid, 40125 invalid secret, 40029 invalid code, 40163 code already used).
+ *   (40013 invalid appid, 40125 invalid secret, 40029 invalid code, 40163 code already used;
+ *   -1 system busy while `wechat.busy`).
  * - Azure Speech's token endpoint (`POST /azure/sts/v1.0/issueToken`, AZURE_SPEECH_STS_URL): the
  *   key in `Ocp-Apim-Subscription-Key`, a token as text (valid 10 minutes), 401 with Azure's JSON
  *   for a wrong or missing key (issue 44).
@@ -180,6 +181,8 @@ export interface ProviderStandIns {
     issue(identity: WeChatIdentity): { code: string };
     openidOf(appId: string, subject: string): string;
     exchanges: number;
+    /** While true every code exchange answers errcode -1 (system busy), as an overloaded WeChat does. */
+    busy: boolean;
   };
   close(): Promise<void>;
 }
@@ -399,6 +402,7 @@ export async function startProviderStandIns(
       counters.wechatExchanges++;
       const appId = url.searchParams.get('appid') ?? '';
       // WeChat answers its errors with 200 and an errcode.
+      if (standIns.wechat.busy) return json(response, 200, { errcode: -1, errmsg: 'system error' });
       if (!wechatApps.has(appId)) return json(response, 200, { errcode: 40013, errmsg: 'invalid appid' });
       if (wechatApps.get(appId) !== url.searchParams.get('secret')) return json(response, 200, { errcode: 40125, errmsg: 'invalid appsecret' });
       const grant = wechatGrants.get(url.searchParams.get('code') ?? '');
@@ -549,6 +553,7 @@ export async function startProviderStandIns(
       get exchanges() {
         return counters.wechatExchanges;
       },
+      busy: false,
     },
     close: () =>
       new Promise<void>((resolve) => {
