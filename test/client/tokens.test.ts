@@ -1,32 +1,66 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, NetworkError, SignedOutError, memoryStorage } from '../../client/src/index';
+import type { Storage } from '../../client/src/index';
 import { STORAGE_KEYS } from '../../client/src/storage';
 import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
 import type { LocalApi } from '../support/local-api';
-import { signedInClient, sleep, testClient, useServersBehindFaultProxy } from './support';
+import { signedInClient, testClient, useServersBehindFaultProxy } from './support';
 
 /**
  * The client's token rules against the real local server (DynamoDB Local), with tokens that live
  * 3 seconds, and a proxy between them that counts requests and injects the faults of a phone's
  * network.
+ *
+ * Time is a clock the test moves, not a wait: each case fakes `Date` (vitest's fake timers, `Date`
+ * alone), which the client reads for its tokens' expiry and the server's clock (`api.clock`, a
+ * MovableClock on `Date.now()`) reads too, so both move together by exactly what a case says and
+ * stand still otherwise. Requests go over real sockets with the real timers (the client's retries
+ * and their backoff too); the auto-refresh case alone fakes setTimeout as well, for the client's
+ * timer. Real timers are back after each case: the files of this project share one process.
  */
 const TOKEN_SECONDS = 3;
 let api: LocalApi;
 let proxy: FaultProxy;
 useServersBehindFaultProxy((servers) => ({ api, proxy } = servers), { TOKEN_TTL_MS: String(TOKEN_SECONDS * 1000), REFRESH_GRACE_SECONDS: '5' });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+});
 afterEach(() => {
+  vi.useRealTimers();
   api.clock.reset();
 });
 
 const refresh = route('POST', '/api/auth/token/refresh');
 const me = route('GET', '/api/users/me');
-const expire = () => sleep(TOKEN_SECONDS * 1000 + 100);
+/** The client's and the server's clock move `ms` on (no timer is faked here, so none fires). */
+const later = (ms: number) => void vi.advanceTimersByTime(ms);
+const expire = () => later(TOKEN_SECONDS * 1000 + 100);
+
+/** One turn of the real event loop (setImmediate is never faked here): the promise callbacks queued before it have run. */
+const turn = () => new Promise<void>((done) => setImmediate(done));
+
+/**
+ * With setTimeout faked too: the clock moves `ms` on in steps of 50 ms, firing the timers that come
+ * due; before each next step, every refresh sent so far has been answered and its session stored
+ * (`answered`), so a timer set after an answer is set before the clock moves past it.
+ */
+async function elapse(ms: number, answered: () => boolean) {
+  for (let moved = 0; moved < ms; moved += 50) {
+    await vi.advanceTimersByTimeAsync(Math.min(50, ms - moved));
+    const deadline = performance.now() + 15_000;
+    while (!answered()) {
+      if (performance.now() > deadline) throw new Error('a refresh was not answered within 15 s');
+      await turn();
+    }
+    await turn();
+  }
+}
 
 describe('the client keeps a person signed in', () => {
   it('answers 20 parallel calls with an expired token after exactly one refresh', async () => {
     const { client, session } = await signedInClient(api, proxy.url);
-    await expire();
+    expire();
     const answers = await Promise.all(Array.from({ length: 20 }, () => client.users.me()));
     expect(answers.map((user) => user.userId)).toEqual(Array(20).fill(session.userId));
     expect(proxy.count(refresh)).toBe(1);
@@ -59,10 +93,10 @@ describe('the client keeps a person signed in', () => {
     const { client } = await signedInClient(api, proxy.url);
     await client.users.me();
     expect(proxy.count(refresh)).toBe(0);
-    await sleep((TOKEN_SECONDS * 1000) / 2 + 100);
+    later((TOKEN_SECONDS * 1000) / 2 + 100);
     await client.users.me();
     expect(proxy.count(refresh)).toBe(1);
-    await sleep((TOKEN_SECONDS * 1000) / 2 + 100);
+    later((TOKEN_SECONDS * 1000) / 2 + 100);
     // The app comes back to the front: the check runs at once, not when a timer would have fired.
     await client.auth.startAutoRefresh();
     client.auth.stopAutoRefresh();
@@ -71,15 +105,28 @@ describe('the client keeps a person signed in', () => {
   });
 
   it('keeps refreshing by itself while auto refresh runs, and no timer runs before', async () => {
-    const { client } = await signedInClient(api, proxy.url);
-    await sleep(TOKEN_SECONDS * 1000 + 200);
+    // The client's timer fires when the clock reaches it: setTimeout is faked from before the sign-in.
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    const memory = memoryStorage();
+    let stored = 0;
+    const storage: Storage = {
+      ...memory,
+      set(key, value) {
+        if (key === STORAGE_KEYS.session) stored++;
+        return memory.set(key, value);
+      },
+    };
+    const { client } = await signedInClient(api, proxy.url, { storage });
+    // The sign-in stored the first session; each refresh stores the next.
+    const answered = () => proxy.count(refresh) === stored - 1;
+    await elapse(TOKEN_SECONDS * 1000 + 200, answered);
     expect(proxy.count(refresh)).toBe(0);
     await client.auth.startAutoRefresh();
-    await sleep(TOKEN_SECONDS * 1000 * 2);
+    await elapse(TOKEN_SECONDS * 1000 * 2, answered);
     client.auth.stopAutoRefresh();
     expect(proxy.count(refresh)).toBeGreaterThanOrEqual(3);
     const settled = proxy.count(refresh);
-    await sleep(TOKEN_SECONDS * 1000);
+    await elapse(TOKEN_SECONDS * 1000, answered);
     expect(proxy.count(refresh)).toBe(settled);
     await client.users.me();
   });
@@ -87,14 +134,14 @@ describe('the client keeps a person signed in', () => {
   it('two instances on one storage refreshing at the same moment both work, and the session lives on', async () => {
     const { client: app, storage, session } = await signedInClient(api, proxy.url);
     const widget = testClient(proxy.url, { storage });
-    await expire();
+    expire();
     const [a, b] = await Promise.all([app.users.me(), widget.users.me()]);
     expect([a.userId, b.userId]).toEqual([session.userId, session.userId]);
     expect(proxy.count(refresh)).toBeGreaterThanOrEqual(1);
     expect(proxy.count(refresh)).toBeLessThanOrEqual(2);
     // Later refreshes, from either, still work: the session was not taken for stolen.
     for (let round = 0; round < 2; round++) {
-      await expire();
+      expire();
       await (round === 0 ? widget : app).users.me();
       await (round === 0 ? app : widget).users.me();
     }
@@ -106,7 +153,7 @@ describe('the client keeps a person signed in', () => {
     const { client: app, storage } = await signedInClient(api, proxy.url);
     const widget = testClient(proxy.url, { storage });
     await widget.users.me();
-    await expire();
+    expire();
     await app.users.me();
     expect(proxy.count(refresh)).toBe(1);
     // The widget's token in memory is the old one, but storage holds the new: no second refresh.
@@ -118,7 +165,7 @@ describe('the client keeps a person signed in', () => {
     const signedOut: string[] = [];
     const { client, storage } = await signedInClient(api, proxy.url, { onSignedOut: (reason) => signedOut.push(reason) });
     const stolen = JSON.parse((await storage.get(STORAGE_KEYS.session))!).refreshToken as string;
-    await expire();
+    expire();
     await client.users.me();
     expect(proxy.count(refresh)).toBe(1);
     // The thief uses the spent token after the grace window: the service ends the session.
@@ -140,7 +187,7 @@ describe('the client keeps a person signed in', () => {
   it('stays signed in when the service answers 503 during a refresh, and works once it recovers', async () => {
     const signedOut: string[] = [];
     const { client, storage } = await signedInClient(api, proxy.url, { onSignedOut: (reason) => signedOut.push(reason) });
-    await expire();
+    expire();
     proxy.answer(refresh, 503);
     await expect(client.users.me()).rejects.toBeInstanceOf(ApiError);
     expect(proxy.count(refresh)).toBeGreaterThan(1); // retried, with backoff
@@ -156,7 +203,7 @@ describe('the client keeps a person signed in', () => {
   it('stays signed in when the service is unreachable during a refresh, and works once it is back', async () => {
     const signedOut: string[] = [];
     const { client, storage } = await signedInClient(api, proxy.url, { onSignedOut: (reason) => signedOut.push(reason) });
-    await expire();
+    expire();
     proxy.offline();
     await expect(client.users.me()).rejects.toBeInstanceOf(NetworkError);
     proxy.online();
@@ -167,7 +214,7 @@ describe('the client keeps a person signed in', () => {
 
   it('uses a not-yet-expired token when the early refresh fails for a passing reason', async () => {
     const { client } = await signedInClient(api, proxy.url);
-    await sleep((TOKEN_SECONDS * 1000) / 2 + 100);
+    later((TOKEN_SECONDS * 1000) / 2 + 100);
     proxy.answer(refresh, 503);
     expect((await client.users.me()).userId).toBeGreaterThan(0);
   });

@@ -20,7 +20,6 @@ export const LONGEST_FIRST = [
   'test/integration/capacity-budget.test.ts',
   'test/unit/bundles.test.ts',
   'test/infra/nag.test.ts',
-  'test/client/tokens.test.ts',
   'test/infra/stages.test.ts',
   'test/integration/read-cost.test.ts',
   'test/integration/openapi-conformance.test.ts',
