@@ -7,6 +7,7 @@ import { readBudget, readProfile } from '../bench/cost-data';
 import { COST_DRIVERS } from '../bench/cost-drivers';
 import { pricedProfile, readMeasurements } from '../bench/cost-measurements';
 import { READ_FIXTURES } from '../bench/fixtures';
+import { sampledElsewhere } from './sampled-elsewhere';
 
 /**
  * Every place a route must appear besides its line in shared/routes.ts, its handler and its own
@@ -110,6 +111,7 @@ export function scaffoldMarkers(): string[] {
 }
 
 const openApiDocument = memo(() => JSON.parse(read('shared/http/openapi-document.generated.json')) as { paths: Record<string, Record<string, unknown>> });
+const inOpenApiDocument = (route: RouteDefinition) => Boolean(openApiDocument().paths[route.path.replace(/^\/api/, '')]?.[route.method.toLowerCase()]);
 const adminOpenApiDocument = memo(() => JSON.parse(read('shared/http/admin-openapi-document.generated.json')) as { paths: Record<string, Record<string, unknown>> });
 /** The support team's `/admin` routes (issue 37): their own document and conformance test, never the public ones. */
 const isAdmin = (route: RouteDefinition) => route.auth === 'iam';
@@ -122,7 +124,7 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     why: 'the reference, the client types and the conformance test read it',
     fix: 'run npm run generate:openapi',
     appliesTo: (route) => !isAdmin(route),
-    has: (route) => Boolean(openApiDocument().paths[route.path.replace(/^\/api/, '')]?.[route.method.toLowerCase()]),
+    has: (route) => inOpenApiDocument(route),
   },
   {
     name: 'admin OpenAPI document',
@@ -147,6 +149,17 @@ export const COVERAGE_PLACES: readonly CoveragePlace[] = [
     fix: "drive {id} to 200 and to each error status its document lists, through call('METHOD', '/api/...')",
     appliesTo: (route) => !isAdmin(route),
     has: requestedIn('test/integration/openapi-conformance.test.ts'),
+  },
+  {
+    name: 'exactness',
+    file: 'test/integration/openapi-exactness.test.ts',
+    why: 'requests drawn from the document must be accepted and broken ones refused; an operation it leaves to another file (test/support/sampled-elsewhere.ts) is held to its rules there, and must be requested there',
+    fix: 'request {id} in the file test/support/sampled-elsewhere.ts names for it, or let openapi-exactness sample it (it samples every operation of the OpenAPI document it is not told to leave)',
+    appliesTo: (route) => !isAdmin(route),
+    has: (route) => {
+      const elsewhere = sampledElsewhere(route);
+      return elsewhere === undefined ? inOpenApiDocument(route) : existsSync(join(PROJECT_ROOT, elsewhere)) && requestedIn(elsewhere)(route);
+    },
   },
   {
     name: 'admin conformance',
