@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import type { BundlingOptions, ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import { buildSync } from 'esbuild';
-import type { BuildOptions } from 'esbuild';
+import type { BuildOptions, Metafile } from 'esbuild';
 import { PROJECT_ROOT } from '../project-root';
 import { lambdaEsbuildOptions } from './options';
 
@@ -42,10 +44,29 @@ class InProcessEsbuild implements ILocalBundling {
   constructor(readonly options: BuildOptions) {}
 
   tryBundle(outputDir: string): boolean {
-    // Throws with esbuild's messages on an error; warnings go to stderr as the CLI's would.
-    buildSync({ ...this.options, outfile: join(outputDir, BUNDLE_FILE) });
+    const outfile = join(outputDir, BUNDLE_FILE);
+    // Throws with esbuild's messages on an error; warnings go to stderr as the CLI's would. The
+    // metafile changes nothing in the bundle.
+    const result = buildSync({ ...this.options, outfile, ...(recorded ? { metafile: true } : {}) });
+    if (recorded && result.metafile) recorded.set(bundleDigest(readFileSync(outfile)), result.metafile);
     return true;
   }
+}
+
+let recorded: Map<string, Metafile> | undefined;
+
+/** The SHA-256 of a bundle's bytes, by which `recordBundleMetafiles` keys its metafile. */
+export const bundleDigest = (bundle: Buffer): string => createHash('sha256').update(bundle).digest('hex');
+
+/**
+ * From now on, every bundle this process builds also leaves esbuild's metafile (what each input
+ * contributes) here, by the digest of the bundle's bytes. The tests' cache of the deployed bundles
+ * (test/support/built-functions.ts) turns it on, so that the bundle goals are checked on the
+ * bundles a synthesis makes rather than on a second build; a deployment never does.
+ */
+export function recordBundleMetafiles(): ReadonlyMap<string, Metafile> {
+  recorded ??= new Map();
+  return recorded;
 }
 
 /**

@@ -76,7 +76,11 @@ async function buildOne(target: BundleTarget, outdir: string, index: number): Pr
     metafile: true,
     logLevel: 'error',
   });
-  const metafile = result.metafile!;
+  return describeBundle(target, file, result.metafile!);
+}
+
+/** A bundle and its metafile, read as the goals read them. */
+export function describeBundle(target: BundleTarget, file: string, metafile: Metafile): BuiltBundle {
   const outputs = Object.values(metafile.outputs);
   if (outputs.length !== 1) throw new Error(`${target.entry}: expected one output file, got ${outputs.length}`);
   const output = outputs[0]!;

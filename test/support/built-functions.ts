@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Metafile } from 'esbuild';
+import { BUNDLE_FILE, bundleDigest, recordBundleMetafiles } from '../../infra/bundling/esbuild-code';
 import { LOCAL_ACCOUNT, buildDeployment, deploymentContext } from '../../infra/local/deployed';
 import type { DeployedFunction, Deployment } from '../../infra/local/deployed-functions';
 import { PROJECT_ROOT } from '../../infra/project-root';
@@ -21,10 +23,12 @@ export interface BuiltFunctions {
   deployment: Deployment;
   /** Each function's bundle directory (its asset in the cloud assembly) by the function's Description: every Lambda function of every stack. */
   byDescription: Record<string, string>;
+  /** esbuild's metafile of each function's bundle (what each input contributes), by the function's key (a route id, `authorizer`, `job ...`). */
+  metafiles(): Record<string, Metafile>;
 }
 
 /** What the bundles are made from. A file outside these that changed a bundle would be a new input to name here. */
-const INPUTS = ['functions', 'shared', 'infra', 'package.json', 'package-lock.json', 'tsconfig.json', 'cdk.json'];
+const INPUTS = ['functions', 'shared', 'infra', 'package.json', 'package-lock.json', 'tsconfig.json', 'cdk.json', 'test/support/built-functions.ts'];
 const CACHE = join(tmpdir(), 'captioning-built-functions');
 
 interface Manifest {
@@ -65,14 +69,26 @@ function load(directory: string): BuiltFunctions {
   return {
     deployment: { functions, secrets: manifest.secrets, directory, remove: () => undefined },
     byDescription: Object.fromEntries(Object.entries(manifest.byDescription).map(([description, name]) => [description, at(name)!])),
+    metafiles: () => JSON.parse(readFileSync(join(directory, METAFILES), 'utf8')) as Record<string, Metafile>,
   };
 }
+
+/** The metafiles, beside the manifest: read only by the files that check bundle goals. */
+const METAFILES = 'metafiles.json';
 
 type FunctionsTemplate = { Resources?: Record<string, { Type: string; Properties?: { Description?: string; Code?: { S3Key?: string } } }> };
 
 /** Builds into the cache: the assembly moved under the key, with a manifest naming each bundle relative to it. */
 function build(directory: string): void {
+  const recorded = recordBundleMetafiles();
   const built = buildDeployment(deploymentContext({}), { region: 'us-east-1', account: LOCAL_ACCOUNT, tableName: 'built' });
+  const metafiles: Record<string, Metafile> = {};
+  for (const fn of built.functions.values()) {
+    const metafile = fn.codeDirectory && recorded.get(bundleDigest(readFileSync(join(fn.codeDirectory, BUNDLE_FILE))));
+    if (!metafile) throw new Error(`${fn.key}: no metafile recorded for its bundle`);
+    metafiles[fn.key] = metafile;
+  }
+  writeFileSync(join(built.directory, METAFILES), JSON.stringify(metafiles));
   const byDescription: Record<string, string> = {};
   for (const file of readdirSync(built.directory).filter((name) => name.endsWith('.template.json'))) {
     const template = JSON.parse(readFileSync(join(built.directory, file), 'utf8')) as FunctionsTemplate;

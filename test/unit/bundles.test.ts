@@ -1,17 +1,19 @@
-import { readFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBundles, functionTargets } from '../bench/bundles';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeBundle, functionTargets } from '../bench/bundles';
 import type { BuiltBundle } from '../bench/bundles';
 import { DATA_CEILINGS, GOALS, KB, isIdentityBundle, ownCodeGoal, isWebauthnBundle } from '../bench/goals';
 import { GENERATED_ADMIN_DOCUMENT, GENERATED_DOCUMENT } from '../../infra/tools/openapi';
 import { PHONE_PATTERN } from '../../shared/identity/phone-targets';
 import { routeId, routes } from '../../shared/routes';
+import { BUNDLE_FILE } from '../../infra/bundling/esbuild-code';
+import { builtFunctions } from '../support/built-functions';
 import { handlerImports, importGraph, importsOf, sourcesUnder } from '../support/source-imports';
 
 /**
- * Every function built with the Lambda bundling options (what `npm run bench` measures and the
- * stack deploys): nothing may be left to load at run time but Node's own modules, and the bundles
+ * Every function's bundle as `cdk synth` builds it (the deployment's bundles, test/support/built-functions.ts,
+ * made with the options `npm run bench` measures with): nothing may be left to load at run time but Node's own modules, and the bundles
  * stay within the size goals of issue 17 (docs/performance.md).
  *
  * Classic zod is gone from every bundle (ESLint forbids it in shared/ and functions/), and this test
@@ -66,12 +68,14 @@ describe('Lambda bundles', () => {
   let bundles: BuiltBundle[];
 
   beforeAll(async () => {
-    bundles = await buildBundles(functionTargets());
-  }, 120_000);
-
-  afterAll(() => {
-    if (bundles?.[0]) rmSync(dirname(bundles[0].file), { recursive: true, force: true });
-  });
+    const built = await builtFunctions();
+    const metafiles = built.metafiles();
+    bundles = functionTargets().map((target) => {
+      const directory = built.deployment.functions.get(target.name)?.codeDirectory;
+      if (!directory) throw new Error(`${target.name}: no bundle in the deployment`);
+      return describeBundle(target, join(directory, BUNDLE_FILE), metafiles[target.name]!);
+    });
+  }, 600_000);
 
   it('builds one bundle per route and the authorizer', () => {
     expect(bundles.length).toBe(functionTargets().length);
