@@ -349,7 +349,7 @@ describe('speech sessions from context (docs/speech.md)', () => {
     expect(configured.template.toJSON().Outputs.SpeechSecretArn.Value).toEqual({ Ref: secretId });
     // Named on purpose: the start and the renewal mint credentials; the end, the quota and the views
     // share their module (shared/speech/session-service.ts) and mint nothing, so no import tells them apart.
-    expect(ALL_ROUTES.filter((route) => route.speech).map(routeId).sort()).toEqual(['POST /api/speech/sessions', 'POST /api/speech/sessions/{sessionId}/renew']);
+    expect(ALL_ROUTES.filter((route) => route.speech).map(routeId).sort(), 'a route given the speech secret: name it here once its handler mints credentials (shared/routes.ts `speech`)').toEqual(['POST /api/speech/sessions', 'POST /api/speech/sessions/{sessionId}/renew']);
     for (const route of ALL_ROUTES) {
       const statements = statementsOfFunction(configured.resources, functionOf(configured, route)).filter((statement) => statement.Effect === 'Allow');
       const readsSecret = statements.some((statement) => asArray(statement.Action).includes('secretsmanager:GetSecretValue') && JSON.stringify(statement.Resource).includes(secretId));
