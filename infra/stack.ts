@@ -116,28 +116,18 @@ export class ServiceStack extends Stack {
     // when Apple or WeChat is offered, with a placeholder the operator replaces with
     // {"applePrivateKey": "...", "wechatAppSecrets": {"<appid>": "<secret>"}}; never in a template.
     if (settings.providerSecret) {
-      this.providerSecret = new Secret(this, 'ProviderSecret', {
+      this.providerSecret = operatorSecret(this, 'ProviderSecret', settings, {
         description: "Sign in with Apple and WeChat: Apple's private key and WeChat's app secrets (JSON, put by the operator)",
-        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
-        removalPolicy: settings.removalPolicy,
-      });
-      Validations.of(this.providerSecret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason: "Apple's key and WeChat's secrets are issued by the providers' consoles and replaced there by the operator; Secrets Manager cannot rotate them",
+        notRotated: "Apple's key and WeChat's secrets are issued by the providers' consoles and replaced there by the operator; Secrets Manager cannot rotate them",
       });
     }
 
     // The speech providers' keys (docs/speech.md, "Deploying"): a placeholder the operator replaces with
     // {"azureSpeechKey": "...", "deepgramApiKey": "...", "tencentSecretId": "...", "tencentSecretKey": "..."}.
     if (settings.speechSecret) {
-      this.speechSecret = new Secret(this, 'SpeechSecret', {
+      this.speechSecret = operatorSecret(this, 'SpeechSecret', settings, {
         description: 'Speech sessions: the speech providers\' keys (JSON, put by the operator); read by the speech functions only',
-        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
-        removalPolicy: settings.removalPolicy,
-      });
-      Validations.of(this.speechSecret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason: "The speech providers' keys are issued by their consoles and replaced there by the operator; Secrets Manager cannot rotate them",
+        notRotated: "The speech providers' keys are issued by their consoles and replaced there by the operator; Secrets Manager cannot rotate them",
       });
     }
 
@@ -146,14 +136,9 @@ export class ServiceStack extends Stack {
     // the provider secret); a placeholder the operator replaces with
     // {"apnsPrivateKey": "-----BEGIN PRIVATE KEY-----...", "fcmServiceAccount": {"project_id": ..., "client_email": ..., "private_key": ...}}.
     if (settings.push) {
-      this.pushSecret = new Secret(this, 'PushSecret', {
+      this.pushSecret = operatorSecret(this, 'PushSecret', settings, {
         description: "Silent push: APNs' signing key and FCM's service account (JSON, put by the operator); read by the live channel's fan-out only",
-        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
-        removalPolicy: settings.removalPolicy,
-      });
-      Validations.of(this.pushSecret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason: "APNs' key and FCM's service account key are issued by Apple's and Google's consoles and replaced there by the operator; Secrets Manager cannot rotate them",
+        notRotated: "APNs' key and FCM's service account key are issued by Apple's and Google's consoles and replaced there by the operator; Secrets Manager cannot rotate them",
       });
     }
 
@@ -411,6 +396,21 @@ export class ServiceStack extends Stack {
       },
     );
   }
+}
+
+/**
+ * A secret whose value the operator puts (keys issued by an outside provider's console): made
+ * with a placeholder, never a value in a template, and not rotated by Secrets Manager (cdk-nag
+ * AwsSolutions-SMG4, answered with why).
+ */
+function operatorSecret(scope: Construct, id: string, settings: StageSettings, text: { description: string; notRotated: string }): Secret {
+  const secret = new Secret(scope, id, {
+    description: text.description,
+    generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'placeholder', passwordLength: 16, excludePunctuation: true },
+    removalPolicy: settings.removalPolicy,
+  });
+  Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: text.notRotated });
+  return secret;
 }
 
 function attributeType(name: string): AttributeType {
