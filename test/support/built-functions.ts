@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from '../../infra/project-root';
 
 /**
  * Every function bundled as `cdk synth` bundles it (`buildDeployment`: the app synthesized with
- * esbuild build per function, ~30 s of CPU here), built once for the sources as they are and shared
+ * esbuild build per function; its cost: docs/architecture.md, "Bundling"), built once for the sources as they are and shared
  * by the tests that read bundles: the deployed-bundles suite (test/integration/openapi-conformance-
  * deployed.test.ts) and the bundle checks of test/infra/stack.test.ts. The cache is keyed on the
  * content of everything a bundle is made from (the sources, the bundling options, package.json's
