@@ -7,6 +7,7 @@ import { Code } from 'aws-cdk-lib/aws-lambda';
 import { buildSync } from 'esbuild';
 import type { BuildOptions, Metafile } from 'esbuild';
 import { PROJECT_ROOT } from '../project-root';
+import { BundleCache } from './bundle-cache';
 import { lambdaEsbuildOptions } from './options';
 
 /** The file every bundle is written to; a function's handler is `index.handler`. */
@@ -36,22 +37,26 @@ export function functionBuildOptions(input: BundleInput): BuildOptions {
 }
 
 /**
- * CDK's local bundling, done by esbuild's JavaScript API inside the synthesizing process. Its
- * fields are what the asset cache keys on (CDK hashes the bundling options as JSON), so two
- * functions with the same entry and settings share one bundle within a synthesis.
+ * CDK's local bundling, done by esbuild's JavaScript API inside the synthesizing process, through
+ * the project's bundle cache (./bundle-cache.ts). Its fields are what CDK's in-memory asset cache
+ * keys on (CDK hashes the bundling options as JSON), so two functions with the same entry and
+ * settings share one bundle within a synthesis.
  */
 class InProcessEsbuild implements ILocalBundling {
   constructor(readonly options: BuildOptions) {}
 
   tryBundle(outputDir: string): boolean {
     const outfile = join(outputDir, BUNDLE_FILE);
-    // Throws with esbuild's messages on an error; warnings go to stderr as the CLI's would. The
-    // metafile changes nothing in the bundle.
-    const result = buildSync({ ...this.options, outfile, ...(recorded ? { metafile: true } : {}) });
-    if (recorded && result.metafile) recorded.set(bundleDigest(readFileSync(outfile)), result.metafile);
+    // buildSync throws with esbuild's messages on an error; warnings go to stderr as the CLI's
+    // would. The metafile (kept with the bundle) changes nothing in the bundle.
+    const metafile = bundleCache.bundle(this.options, outfile, () => buildSync({ ...this.options, outfile, metafile: true }).metafile!);
+    recorded?.set(bundleDigest(readFileSync(outfile)), metafile);
     return true;
   }
 }
+
+/** Where the bundles of this checkout are kept between syntheses (the conventional place of tools' caches). */
+const bundleCache = new BundleCache(PROJECT_ROOT, join(PROJECT_ROOT, 'node_modules/.cache/captioning-bundles'));
 
 let recorded: Map<string, Metafile> | undefined;
 

@@ -9,11 +9,14 @@ import type { TestSpecification } from 'vitest/node';
  * costs time, never a check; a name that no longer exists is ignored.
  */
 export const LONGEST_FIRST = [
+  // Its first `cdk synth` builds every bundle and keeps them (infra/bundling/bundle-cache.ts); the
+  // deployed bundles' suite, started beside it, would build them all a second time at once: a file
+  // without bundles goes between them.
   'test/infra/cli-synth.test.ts',
+  'test/integration/account-deletion-bounded.test.ts',
   'test/integration/openapi-conformance-deployed.test.ts',
   'test/infra/stack.test.ts',
   'test/integration/new-endpoint-like.test.ts',
-  'test/integration/account-deletion-bounded.test.ts',
   'test/integration/openapi-exactness.test.ts',
   'test/unit/static-checks.test.ts',
   'test/unit/static-checks-client-lint.test.ts',

@@ -7,6 +7,8 @@ import { DATA_CEILINGS, GOALS, KB, isIdentityBundle, ownCodeGoal, isWebauthnBund
 import { GENERATED_ADMIN_DOCUMENT, GENERATED_DOCUMENT } from '../../infra/tools/openapi';
 import { PHONE_PATTERN } from '../../shared/identity/phone-targets';
 import { routeId, routes } from '../../shared/routes';
+import type { Metafile } from 'esbuild';
+import { BUNDLE_SOURCES } from '../../infra/bundling/bundle-cache';
 import { BUNDLE_FILE } from '../../infra/bundling/esbuild-code';
 import { builtFunctions } from '../support/built-functions';
 import { handlerImports, importGraph, importsOf, sourcesUnder } from '../support/source-imports';
@@ -66,16 +68,27 @@ function sizeLimit(bundle: BuiltBundle): { bytes: number; why: string } {
 
 describe('Lambda bundles', () => {
   let bundles: BuiltBundle[];
+  let metafiles: Record<string, Metafile>;
+  let deployed: string[];
 
   beforeAll(async () => {
     const built = await builtFunctions();
-    const metafiles = built.metafiles();
+    metafiles = built.metafiles();
+    deployed = [...built.deployment.functions.values()].filter((fn) => fn.codeDirectory).map((fn) => fn.key);
     bundles = functionTargets().map((target) => {
       const directory = built.deployment.functions.get(target.name)?.codeDirectory;
       if (!directory) throw new Error(`${target.name}: no bundle in the deployment`);
       return describeBundle(target, join(directory, BUNDLE_FILE), metafiles[target.name]!);
     });
   }, 600_000);
+
+  it('is made of nothing but the files the bundle cache of cdk synth keys on (BUNDLE_SOURCES) and node_modules', () => {
+    // A bundle that read another file would be served from the cache after that file changed.
+    const keyed = (input: string) => input.startsWith('node_modules/') || BUNDLE_SOURCES.some((source) => input === source || input.startsWith(`${source}/`));
+    const outside = Object.entries(metafiles).flatMap(([name, metafile]) => Object.keys(metafile.inputs).filter((input) => !keyed(input)).map((input) => `${name}: ${input}`));
+    expect(Object.keys(metafiles).sort()).toEqual(deployed.sort());
+    expect(outside).toEqual([]);
+  });
 
   it('builds one bundle per route and the authorizer', () => {
     expect(bundles.length).toBe(functionTargets().length);
