@@ -1,14 +1,13 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, editCopy } from '../support/project-copy';
+import { copyProject, editCopy, runInCopy } from '../support/project-copy';
 
 /**
  * npm run new:endpoint --like (issue 47), run as its author runs it, in a temporary copy of the
  * project: GET /api/behavior/subtitle-layout made like GET /api/behavior/translation. Once the
  * lines it marks are made the new route's (as a person would: the event type and its values), and
- * the generators run (`--regenerate`), the test file it copied passes in that copy (its own
+ * the generators run (`--regenerate`), the test file it copied passes in that copy (on this run's
  * DynamoDB Local) and route coverage names no place missing but the two cost rows, which
  * `npm run cost -- --write-budget 'GET /api/behavior/subtitle-layout'` and
  * `npm run cost -- --only 'GET /api/behavior/subtitle-layout'` write by measuring for minutes.
@@ -17,8 +16,7 @@ let copy: string;
 const ID = 'GET /api/behavior/subtitle-layout';
 const MARKER = `TODO(${'new:endpoint'})`;
 
-const inCopy = (command: string, args: string[]) =>
-  execFileSync(join(copy, 'node_modules/.bin', command), args, { cwd: copy, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
+const inCopy = (command: string, args: string[]) => runInCopy(copy, command, args);
 const read = (file: string) => readFileSync(join(copy, file), 'utf8');
 
 /** What its author does with each marked line of a copied file: translation_on ('true'/'false') becomes subtitle_layout ('top'/'bottom'). */

@@ -1,19 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyProject, editCopy } from '../support/project-copy';
+import { copyProject, editCopy, runInCopy } from '../support/project-copy';
 
 /**
  * npm run new:endpoint, run as its author runs it, in a temporary copy of the project: the route
  * it scaffolds, once the places it marks are written, passes the test it wrote, run by vitest in
- * that copy (its own DynamoDB Local). Issue 46: an /admin route's test signs its requests as the
+ * that copy (on this run's DynamoDB Local). Issue 46: an /admin route's test signs its requests as the
  * support CLI does (SigV4 with the local admin credentials), so it passes as a bearer route's does.
  */
 let copy: string;
 
-const inCopy = (command: string, args: string[]) =>
-  execFileSync(join(copy, 'node_modules/.bin', command), args, { cwd: copy, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
+const inCopy = (command: string, args: string[]) => runInCopy(copy, command, args);
 const resolve = (file: string, from: string | RegExp, to: string) => editCopy(copy, file, from, to);
 
 beforeAll(() => {

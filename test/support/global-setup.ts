@@ -7,6 +7,9 @@ declare module 'vitest' {
   }
 }
 
+/** The environment variable naming the DynamoDB Local of an outer run. */
+export const OUTER_DYNAMODB_ENDPOINT = 'TEST_OUTER_DYNAMODB_ENDPOINT';
+
 type Shared = { dynamo: ReturnType<typeof startDynamoDbLocal>; users: number };
 const run = globalThis as typeof globalThis & { __testDynamoDbLocal?: Shared };
 
@@ -25,6 +28,13 @@ const TEST_JVM = ['-XX:TieredStopAtLevel=1'];
 export default async function setup(project: TestProject) {
   // This process runs Node 20 (Lambda runs 22+); the SDK's reminder about that is noise here.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // A run inside a run (vitest in a copy of the project: runInCopy of ./project-copy.ts) uses the
+  // outer run's DynamoDB Local rather than starting a JVM of its own: each file has its own table.
+  const outer = process.env[OUTER_DYNAMODB_ENDPOINT];
+  if (outer) {
+    project.provide('dynamoEndpoint', outer);
+    return;
+  }
   const shared = (run.__testDynamoDbLocal ??= { dynamo: startDynamoDbLocal({ javaOptions: TEST_JVM }), users: 0 });
   shared.users++;
   project.provide('dynamoEndpoint', (await shared.dynamo).endpoint);

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { inject } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/project-root';
+import { OUTER_DYNAMODB_ENDPOINT } from './global-setup';
 
 /**
  * A temporary copy of the project for tests that change its sources (the scaffold, the local
@@ -30,4 +32,18 @@ export function editCopy(copy: string, file: string, from: string | RegExp, to: 
   const next = source.replace(from, to);
   if (next === source) throw new Error(`${file}: no ${String(from)}`);
   writeFileSync(path, next);
+}
+
+/**
+ * Runs a tool of the copy (`node_modules/.bin/<command>`) in the copy and answers its output; a
+ * vitest run there uses this run's DynamoDB Local (test/support/global-setup.ts) instead of
+ * starting one. Throws with the output when the tool exits non-zero.
+ */
+export function runInCopy(copy: string, command: string, args: string[]): string {
+  return execFileSync(join(copy, 'node_modules/.bin', command), args, {
+    cwd: copy,
+    encoding: 'utf8',
+    stdio: 'pipe',
+    env: { ...process.env, NODE_OPTIONS: '', [OUTER_DYNAMODB_ENDPOINT]: inject('dynamoEndpoint') },
+  });
 }
