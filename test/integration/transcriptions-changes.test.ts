@@ -227,36 +227,54 @@ describe('commit order, not timestamps', () => {
     const reader = new Device(account);
     await reader.pull();
 
-    // The writes titled "slow" wait between stamping (the service built them) and committing.
+    // The writes titled "slow" wait between stamping (the service built them) and committing: until
+    // the fast write and the edit have committed and the reader has polled past them.
+    let slowStamped!: () => void;
+    const stamped = new Promise<void>((resolve) => (slowStamped = resolve));
+    let commitSlow!: () => void;
+    const mayCommit = new Promise<void>((resolve) => (commitSlow = resolve));
     const middleware = (next: (args: { input: { TransactItems?: { Put?: { Item?: { recordTitle?: string } } }[] } }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: { TransactItems?: { Put?: { Item?: { recordTitle?: string } } }[] } }) => {
       if (context.commandName === 'TransactWriteItemsCommand' && args.input.TransactItems?.some((item) => item.Put?.Item?.recordTitle === 'slow')) {
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        slowStamped();
+        await mayCommit;
       }
       return next(args);
     };
     api.context.db.client.middlewareStack.add(middleware as never, { step: 'initialize', name: 'slowCommit' });
     let polling = true;
+    /** Polls the reader finished. */
+    let polled = 0;
+    /** Resolves once the reader has finished a poll it began after this call (two polls on). */
+    const pollsOn = async () => {
+      const from = polled;
+      await expect.poll(() => polled, { timeout: 10_000, interval: 20 }).toBeGreaterThanOrEqual(from + 2);
+    };
     const polls = (async () => {
       while (polling) {
         const response = await reader.pullPage();
         expect(response.status).toBe(200);
+        polled++;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
     try {
       const slow = api.request('POST', '/api/transcriptions', { token: account.token, body: { recordTitle: 'slow', text: 'stamped first', language: 'en-US', durationSeconds: 1 } });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await stamped;
       // Stamped ten seconds later, committed first.
       api.clock.advance(10);
       const fast = await saveRecord(other, account, { recordTitle: 'fast', text: 'stamped second' });
       const edited = await other.request('PATCH', `/api/transcriptions/${existing.transcriptionRecordId}`, { token: account.token, body: { text: 'edited meanwhile' } });
       expect(edited.status).toBe(200);
+      // The reader's cursor now stands past the fast write and the edit; then the slow write commits.
+      await pollsOn();
+      commitSlow();
       const slowSaved = await slow;
       expect(slowSaved.status, JSON.stringify(slowSaved.body)).toBe(200);
       // The slow write is older by its timestamp, newer by its commit.
       expect(slowSaved.body.createdAt < fast.createdAt).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await pollsOn();
     } finally {
+      commitSlow();
       polling = false;
       await polls;
       api.context.db.client.middlewareStack.remove('slowCommit');
