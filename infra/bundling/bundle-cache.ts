@@ -27,7 +27,7 @@ const METAFILE = 'metafile.json.gz';
  * made from: its esbuild options (entry, conditions, defines, esbuild's version) and the content
  * of every file of `BUNDLE_SOURCES`. Any change there is a new digest, so a bundle is never served
  * for sources other than its own; a bundle whose sources changed while it was built is not kept.
- * Its measured gain: docs/architecture.md, "Bundling".
+ * Its measured gain: docs/architecture.md, "The bundle cache".
  */
 export class BundleCache {
   private known: { signature: string; digest: string } | undefined;
