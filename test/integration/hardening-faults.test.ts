@@ -3,7 +3,7 @@ import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { MAX_BODY_BYTES } from '../../shared/http/request';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { awsCodeSender } from '../../shared/adapters/aws-code-sender';
 import { secretsManagerSource } from '../../shared/adapters/aws-secrets';
 import { DYNAMODB_MAX_ATTEMPTS } from '../../shared/db/client';
@@ -69,8 +69,24 @@ async function storedCodeItems(target: string) {
 const send = (target: string, on: LocalApi = api) =>
   on.request('POST', '/api/verify-code/send', { body: { type: target.includes('@') ? 'email' : 'sms', target } });
 
+/**
+ * The SDK backs off a throttled call by a full-jitter draw of Math.random() times its throttling base
+ * (1 s, doubling per retry: up to 7 s for the three retries). The draw is pinned low while a test
+ * runs, so the same retries (the client's own strategy and attempt count) take ~70 ms instead.
+ */
+let jitter: { mockRestore(): void } | undefined;
+function lowJitter() {
+  jitter = vi.spyOn(Math, 'random').mockReturnValue(0.01);
+}
+
 describe('DynamoDB faults', () => {
+  afterEach(() => {
+    jitter?.mockRestore();
+    jitter = undefined;
+  });
+
   it('rides out throttling with the SDK retries', async () => {
+    lowJitter();
     const fault = injectFault('TransactWriteItemsCommand', throttled, 2);
     const target = uniqueEmail();
     const response = await send(target);
@@ -79,6 +95,7 @@ describe('DynamoDB faults', () => {
   });
 
   it('answers 503 when throttling outlasts the retries, and writes nothing', async () => {
+    lowJitter();
     const fault = injectFault('TransactWriteItemsCommand', throttled);
     const target = uniqueEmail();
     const response = await send(target);
