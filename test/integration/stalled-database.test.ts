@@ -49,7 +49,14 @@ describe('a stalled database', () => {
   it('answers reads and writes with a clean 503 within the bound, then serves again once it resumes', async () => {
     proxy.stall();
     try {
-      const read = await timed(() => api.request('GET', '/api/transcriptions/usage', { token }));
+      // The four requests at once (each its own bound): a read, a write, the authorizer's own read, a code send.
+      const record = { recordTitle: 'Stalled', text: 'x', language: 'en-US', durationSeconds: 1 };
+      const [read, write, undecided, send] = await Promise.all([
+        timed(() => api.request('GET', '/api/transcriptions/usage', { token })),
+        timed(() => api.request('POST', '/api/transcriptions', { token, body: record })),
+        timed(() => api.request('GET', '/api/users/me', { token: uncached })),
+        timed(() => api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail('stalled-send') } })),
+      ]);
       expect(read.response.status).toBe(503);
       expect(read.response.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
       expect(Number(read.response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -58,20 +65,16 @@ describe('a stalled database', () => {
       expect(read.elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS);
       expect(read.elapsed).toBeLessThan(BOUND_MS);
 
-      const record = { recordTitle: 'Stalled', text: 'x', language: 'en-US', durationSeconds: 1 };
-      const write = await timed(() => api.request('POST', '/api/transcriptions', { token, body: record }));
       expect(write.response.status).toBe(503);
       expect(write.elapsed).toBeLessThan(BOUND_MS);
 
       // The authorizer's own read of the token version times out too: 503, as API Gateway's
       // AUTHORIZER_FAILURE answers it (shared/http/gateway-responses.ts).
-      const undecided = await timed(() => api.request('GET', '/api/users/me', { token: uncached }));
       expect(undecided.response.status).toBe(503);
       expect(undecided.response.body).toMatchObject({ code: 503, error: 'SERVICE_UNAVAILABLE' });
       expect(Number(undecided.response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(undecided.elapsed).toBeLessThan(BOUND_MS);
 
-      const send = await timed(() => api.request('POST', '/api/verify-code/send', { body: { type: 'email', target: uniqueEmail('stalled-send') } }));
       expect(send.response.status).toBe(503);
       expect(send.elapsed).toBeLessThan(BOUND_MS);
     } finally {
