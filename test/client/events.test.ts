@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { memoryStorage } from '../../client/src/index';
 import { route } from '../support/fault-proxy';
 import type { FaultProxy } from '../support/fault-proxy';
@@ -147,7 +146,8 @@ describe('the event queue', () => {
     await client.events.track('subtitle_layout', 'top');
     expect((await client.events.flush()).error?.name).toBe('NetworkError');
     proxy.online();
-    await sleep(1100);
+    // Two seconds pass at the service (its clock, which stamps the online event), not a real wait.
+    api.clock.advance(2);
     // Later, online, "bottom" is recorded at once; only then does the queue get through.
     const online = await client.api.POST('/behavior/events', { body: { eventType: 'subtitle_layout', eventValue: 'bottom' } });
     expect(online.response.status).toBe(200);
