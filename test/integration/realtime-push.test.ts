@@ -68,7 +68,11 @@ async function connect(server: LocalApi, signed: Signed): Promise<Channel> {
   return channel;
 }
 const deliveredTo = (token: string) => standIns.delivered.filter((delivery) => delivery.token === token.toLowerCase() || delivery.token === token);
-const quietFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Every fan-out the writes so far started has finished, and 100 ms more passed: a push still to come would have come. */
+const quiet = async () => {
+  await api.settled();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+};
 const counted = (server: LocalApi, name: string) =>
   Object.fromEntries(server.metrics.summary().filter((total) => total.name === name).map((total) => [total.dimensions.provider, total.value]));
 const sessionIdOf = async (server: LocalApi, signed: Signed) =>
@@ -96,7 +100,7 @@ describe('the silent push', () => {
     await poked;
     await expect.poll(() => deliveredTo(phoneToken).length, { timeout: 3000 }).toBe(1);
     await expect.poll(() => deliveredTo(pixelToken).length, { timeout: 3000 }).toBe(1);
-    await quietFor(300);
+    await quiet();
     expect(deliveredTo(tabletToken)).toEqual([]);
     expect(deliveredTo(strangerToken)).toEqual([]);
     // What Apple got: a background push at priority 5 to the app's topic; what FCM got: a data message at normal priority.
@@ -114,19 +118,19 @@ describe('the silent push', () => {
     // Ten saves in parallel: ten fan-outs of one account, one push.
     await Promise.all(Array.from({ length: 10 }, () => save(api, laptop)));
     await expect.poll(() => deliveredTo(phoneToken).length, { timeout: 3000 }).toBe(1);
-    await quietFor(500);
+    await quiet();
     expect(deliveredTo(phoneToken)).toHaveLength(1);
     // Within the interval: nothing, even after the app sent its token again (as it does at every launch);
     // once the interval has passed: the next change pushes again.
     api.clock.advance(api.config.PUSH_MIN_INTERVAL_SECONDS - 5);
     await register(api, phone, { platform: 'apns', token: phoneToken });
     await save(api, laptop);
-    await quietFor(500);
+    await quiet();
     expect(deliveredTo(phoneToken)).toHaveLength(1);
     api.clock.advance(5);
     await Promise.all(Array.from({ length: 5 }, () => save(api, laptop)));
     await expect.poll(() => deliveredTo(phoneToken).length, { timeout: 3000 }).toBe(2);
-    await quietFor(500);
+    await quiet();
     expect(deliveredTo(phoneToken)).toHaveLength(2);
   });
 
@@ -160,7 +164,7 @@ describe('the silent push', () => {
     await register(api, phone, { platform: 'apns', token: phoneToken });
     expect((await api.request('POST', '/api/auth/logout', { token: phone.token, body: { refreshToken: phone.refreshToken } })).status).toBe(200);
     await save(api, laptop);
-    await quietFor(800);
+    await quiet();
     expect(deliveredTo(phoneToken)).toEqual([]);
   });
 

@@ -57,6 +57,11 @@ export interface LocalApi {
   runJob(name: string): Promise<unknown>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /**
+   * Resolves once every live-channel fan-out started so far (its pokes, its silent pushes) has
+   * finished: a write's fan-out starts before its request is answered.
+   */
+  settled(): Promise<void>;
+  /**
    * A second server on the same table, clock and outbox whose handlers use these ports instead
    * (an AWS adapter, a failing sender): its context is built with them, nothing is swapped.
    */
@@ -173,6 +178,7 @@ export async function startLocalApi(env: Record<string, string> = {}, options: {
       serves: functions ? 'deployed' : 'sources',
       runJob: (name) => server.runJob(name),
       request,
+      settled: () => server.realtime.settled(),
       withPorts: async (ports) => {
         if (functions) throw new Error('withPorts swaps the ports of the sources: the deployed functions reach only the stand-ins');
         const other = await startLocalServer({ config, clock, rootSecret, outbox, port: 0, logSink: options.logSink, providerSecrets, speechKeys, ports });
