@@ -213,8 +213,11 @@ describe('realtime.connect()', () => {
     let inFlight = 0;
     let most = 0;
     const sockets = holdingSockets();
+    // Pokes are gathered until none came for 250 ms (an app's default is a second): the same coalescing, sooner.
+    const coalesceMs = 250;
     const tabletLive = live(tablet, {
       webSocket: sockets.factory,
+      coalesceMs,
       pull: async () => {
         most = Math.max(most, ++inFlight);
         try {
@@ -236,15 +239,17 @@ describe('realtime.connect()', () => {
     expect(saves.every((save) => save.response.status === 200)).toBe(true);
     // The service's pokes for the burst (it gathers an account's commits while a fan-out runs, so one or more).
     await expect.poll(() => sockets.waiting(), { timeout: 5000 }).toBeGreaterThan(0);
-    await sleep(300);
+    // Every fan-out the saves started has sent its pokes; 100 ms more for them to cross the socket.
+    await api.settled();
+    await sleep(100);
     expect(tabletLive.pulls).toBe(1);
     sockets.release();
     await expect.poll(() => tablet.database.records.size, { timeout: 10_000 }).toBe(50);
     // The first poke pulls at once; the others, arriving during that pull, are gathered (until none came for
-    // the coalescing second) into one more: never a pull per poke, and nothing after.
+    // coalesceMs) into one more: never a pull per poke, and nothing after (three coalescing windows on).
     const due = Math.min(sockets.state.released, 2);
     await expect.poll(() => tabletLive.pulls - 1, { timeout: 5000 }).toBe(due);
-    await sleep(1500);
+    await sleep(3 * coalesceMs);
     expect(tabletLive.pulls - 1).toBe(due);
     expect(most).toBe(1);
   });
