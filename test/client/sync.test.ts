@@ -93,9 +93,11 @@ describe('two devices, one record', () => {
     const conflicts: Conflict[] = [];
     const { a, b, dbA, dbB, recordA, recordB } = await twoDevicesWithOneRecord(conflicts);
     dbB.put(await b.transcriptions.update(recordB, { recordTitle: 'Earlier title' }));
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The tablet sends its edit by itself a second later; the phone edits once the service has it
+    // (stamped to the whole second), so the phone's edit is the later one by any clock.
+    await expect.poll(() => onService(b), { timeout: 10_000, interval: 50 }).toEqual([{ recordTitle: 'Earlier title', text: 'Good morning.' }]);
     dbA.put(await a.transcriptions.update(recordA, { recordTitle: 'Later title' }));
-    // Whichever reaches the service first, the later edit wins the merge.
+    // The later edit wins the merge.
     await synced(a, dbA);
     await synced(b, dbB);
     await synced(a, dbA);
