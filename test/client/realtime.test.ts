@@ -155,7 +155,9 @@ describe('realtime.connect()', () => {
     await phone.client.transcriptions.sync({ apply: (changes) => phone.database.apply(changes) });
     await expect.poll(() => tablet.database.contents(), { timeout: 1000, interval: 20 }).toEqual([{ recordTitle: 'Standup', text: 'Good morning.' }]);
     expect(tablet.database.contents()).toEqual(phone.database.contents());
-    await sleep(300);
+    // Every fan-out the save started has finished; 100 ms more for a poke to cross a socket.
+    await api.settled();
+    await sleep(100);
     expect(strangerLive.pulls).toBe(1);
     expect(stranger.database.contents()).toEqual([]);
   });

@@ -74,7 +74,9 @@ describe('the live channel', () => {
     const deleted = tabletChannel.next(isPoke, 1000);
     expect((await api.request('DELETE', `/api/transcriptions/${record.transcriptionRecordId}`, { token: tablet.token })).status).toBe(200);
     await deleted;
-    await quietFor(300);
+    // Every fan-out the writes started has finished; 100 ms more for a poke to cross a socket.
+    await api.settled();
+    await quietFor(100);
     expect(strangerChannel.messages).toEqual([]);
     // A poke carries no record data: the tablet pulls the feed and has what the phone saved.
     expect(tabletChannel.messages.every((message) => JSON.stringify(message) === '{"type":"changes"}')).toBe(true);
