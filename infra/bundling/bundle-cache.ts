@@ -46,7 +46,7 @@ export class BundleCache {
   bundle(options: BuildOptions, outfile: string, build: () => Metafile): Metafile {
     const tree = this.sourcesDigest();
     if (tree === undefined) return build();
-    const kept = join(this.directory, tree, digest(JSON.stringify([esbuildVersion, options])));
+    const kept = join(this.directory, tree, sha256(JSON.stringify([esbuildVersion, options])));
     if (existsSync(join(kept, METAFILE))) {
       copyFileSync(join(kept, BUNDLE), outfile);
       return JSON.parse(gunzipSync(readFileSync(join(kept, METAFILE))).toString('utf8')) as Metafile;
@@ -63,18 +63,8 @@ export class BundleCache {
    * size or time changed since the last reading (what `git status` trusts as well).
    */
   private sourcesDigest(): string | undefined {
-    const files: string[] = [];
-    const walk = (path: string): boolean => {
-      const full = join(this.root, path);
-      if (!existsSync(full)) return false;
-      if (statSync(full).isDirectory()) {
-        for (const name of readdirSync(full).sort()) walk(`${path}/${name}`);
-      } else {
-        files.push(path);
-      }
-      return true;
-    };
-    if (!BUNDLE_SOURCES.every(walk)) return undefined;
+    const { files, missing } = filesUnder(this.root, BUNDLE_SOURCES);
+    if (missing.length > 0) return undefined;
     const signature = files
       .map((path) => {
         const stat = statSync(join(this.root, path), { bigint: true });
@@ -82,9 +72,7 @@ export class BundleCache {
       })
       .join('\n');
     if (this.known?.signature !== signature) {
-      const hash = createHash('sha256');
-      for (const path of files) hash.update(`${path}\0`).update(readFileSync(join(this.root, path))).update('\0');
-      this.known = { signature, digest: `${digest(this.root).slice(0, 8)}-${hash.digest('hex').slice(0, 32)}` };
+      this.known = { signature, digest: `${sha256(this.root).slice(0, 8)}-${contentDigest(this.root, files).slice(0, 32)}` };
     }
     return this.known.digest;
   }
@@ -116,4 +104,26 @@ export class BundleCache {
   }
 }
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
+/** The SHA-256 of a text or bytes, in hex. */
+export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/** The files under `paths` (folders walked in name order), relative to `root`, and the paths that do not exist. */
+export function filesUnder(root: string, paths: readonly string[]): { files: string[]; missing: string[] } {
+  const files: string[] = [];
+  const missing: string[] = [];
+  const walk = (path: string) => {
+    const full = join(root, path);
+    if (!existsSync(full)) missing.push(path);
+    else if (statSync(full).isDirectory()) for (const name of readdirSync(full).sort()) walk(`${path}/${name}`);
+    else files.push(path);
+  };
+  paths.forEach(walk);
+  return { files, missing };
+}
+
+/** The SHA-256 (hex) of the files' names and content, after `prefix`: equal exactly when every file is. */
+export function contentDigest(root: string, files: readonly string[], prefix = ''): string {
+  const hash = createHash('sha256').update(prefix);
+  for (const path of files) hash.update(`${path}\0`).update(readFileSync(join(root, path))).update('\0');
+  return hash.digest('hex');
+}

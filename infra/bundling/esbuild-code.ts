@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
@@ -7,7 +6,7 @@ import { Code } from 'aws-cdk-lib/aws-lambda';
 import { buildSync } from 'esbuild';
 import type { BuildOptions, Metafile } from 'esbuild';
 import { PROJECT_ROOT } from '../project-root';
-import { BundleCache } from './bundle-cache';
+import { BundleCache, sha256 } from './bundle-cache';
 import { lambdaEsbuildOptions } from './options';
 
 /** The file every bundle is written to; a function's handler is `index.handler`. */
@@ -61,7 +60,7 @@ const bundleCache = new BundleCache(PROJECT_ROOT, join(PROJECT_ROOT, 'node_modul
 let recorded: Map<string, Metafile> | undefined;
 
 /** The SHA-256 of a bundle's bytes, by which `recordBundleMetafiles` keys its metafile. */
-export const bundleDigest = (bundle: Buffer): string => createHash('sha256').update(bundle).digest('hex');
+export const bundleDigest = (bundle: Buffer): string => sha256(bundle);
 
 /**
  * From now on, every bundle this process builds also leaves esbuild's metafile (what each input

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Metafile } from 'esbuild';
+import { contentDigest, filesUnder } from '../../infra/bundling/bundle-cache';
 import { BUNDLE_FILE, bundleDigest, recordBundleMetafiles } from '../../infra/bundling/esbuild-code';
 import { LOCAL_ACCOUNT, buildDeployment, deploymentContext } from '../../infra/local/deployed';
 import type { DeployedFunction, Deployment } from '../../infra/local/deployed-functions';
@@ -39,18 +39,8 @@ interface Manifest {
 }
 
 function inputsKey(): string {
-  const hash = createHash('sha256').update(`${PROJECT_ROOT}\0${process.platform}\0${process.arch}\0`);
-  const walk = (path: string) => {
-    const full = join(PROJECT_ROOT, path);
-    if (!existsSync(full)) return;
-    if (statSync(full).isDirectory()) {
-      for (const name of readdirSync(full).sort()) walk(`${path}/${name}`);
-      return;
-    }
-    hash.update(`${path}\0`).update(readFileSync(full)).update('\0');
-  };
-  INPUTS.forEach(walk);
-  return hash.digest('hex').slice(0, 32);
+  // A path missing from a checkout is no input of it.
+  return contentDigest(PROJECT_ROOT, filesUnder(PROJECT_ROOT, INPUTS).files, `${PROJECT_ROOT}\0${process.platform}\0${process.arch}\0`).slice(0, 32);
 }
 
 const alive = (pid: number) => {
