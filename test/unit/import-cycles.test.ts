@@ -1,7 +1,8 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/project-root';
+import { sourcesUnder } from '../support/source-imports';
 
 /**
  * Dependencies point one way (functions -> http -> domain -> api/db -> config): no two files of
@@ -12,18 +13,7 @@ import { PROJECT_ROOT } from '../../infra/project-root';
 const SOURCE_FOLDERS = ['functions', 'shared', 'infra', 'client/src'];
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/gm;
 
-function sourceFiles(): string[] {
-  const files: string[] = [];
-  const walk = (folder: string) => {
-    for (const name of readdirSync(folder)) {
-      const path = join(folder, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (path.endsWith('.ts')) files.push(path);
-    }
-  };
-  for (const folder of SOURCE_FOLDERS) walk(join(PROJECT_ROOT, folder));
-  return files;
-}
+const sourceFiles = (): string[] => SOURCE_FOLDERS.flatMap(sourcesUnder).map((file) => join(PROJECT_ROOT, file));
 
 /** Every circle of relative imports, each as the files around it. */
 function importCycles(files: readonly string[], read: (file: string) => string): string[][] {
