@@ -136,7 +136,7 @@ export function synthesizeDeployment(options: { context: Record<string, string>;
   const directory = mkdtempSync(join(tmpdir(), 'captioning-deployed-'));
   try {
     // The functions are served here, not the templates: CDK's check of them against CloudFormation's
-    // rules (~1.8 s of CPU) is the CLI's synthesis's (docs/deploying.md).
+    // rules is the CLI's synthesis's (docs/deploying.md).
     const app = new App({ outdir: directory, context: { ...options.context, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) }, builtinCloudFormationValidation: false });
     const stack = addServiceStack(app);
     app.synth();

@@ -65,9 +65,9 @@ export function synthesize(
 ): Synthesized {
   const app = new App({
     context: { ...CLI_CONTEXT, stage: 'dev', ...context, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) },
-    // CDK's built-in check of the templates against CloudFormation's own rules (~1.8 s of CPU a
-    // synthesis, 18 s over these files) runs where the team meets it: in the CLI's syntheses of
-    // test/infra/cli-synth.test.ts, which also fail on any finding of it.
+    // CDK's built-in check of the templates against CloudFormation's own rules runs where the team
+    // meets it: in the CLI's syntheses of test/infra/cli-synth.test.ts, which also fail on any
+    // finding of it (its cost: docs/contributing.md, "Where the time of npm test goes").
     builtinCloudFormationValidation: false,
   });
   const stack = withCliEnvironment(options.environment ?? CLI_DEFAULT_ENVIRONMENT, () => addServiceStack(app, options.tables));
